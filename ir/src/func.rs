@@ -1,0 +1,165 @@
+//! SSA functions of tile ops: one DAG per function, ops in program order.
+//!
+//! Each op has exactly one result (every op in the catalogue does). Values are indices into the
+//! function's value table, so passes can rewrite without lifetimes and the DAG is explicit.
+
+use crate::diag::Location;
+use crate::tile_type::TileType;
+use ptoc_isa::OpInfo;
+use std::collections::BTreeMap;
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ValueId(pub u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct OpId(pub u32);
+
+/// Where a value comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueDef {
+    /// The n-th function argument.
+    Arg(usize),
+    /// The result of an op.
+    Op(OpId),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Value {
+    /// The SSA name in the source (`x` for `%x`), kept for diagnostics and `ptoc run --arg x=…`.
+    pub name: Option<String>,
+    pub ty: TileType,
+    pub def: ValueDef,
+}
+
+/// A discardable attribute on an op (allocation results such as `pto.dst = "T#3"`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Attr {
+    Int(i64),
+    Str(String),
+}
+
+impl fmt::Display for Attr {
+    /// MLIR attribute syntax.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Attr::Int(n) => write!(f, "{n} : i64"),
+            Attr::Str(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Op {
+    pub info: &'static OpInfo,
+    pub operands: Vec<ValueId>,
+    pub result: ValueId,
+    pub loc: Location,
+    pub attrs: BTreeMap<String, Attr>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Function {
+    pub name: String,
+    pub loc: Location,
+    pub args: Vec<ValueId>,
+    /// Attributes per argument (`{pto.dst = "T#1", pto.tsize = 3 : i64}` after allocation).
+    pub arg_attrs: Vec<BTreeMap<String, Attr>>,
+    pub results: Vec<ValueId>,
+    /// Program order; every operand is defined before its use.
+    pub ops: Vec<Op>,
+    pub values: Vec<Value>,
+    /// Attributes on the function itself (e.g. the kernel's PE mask).
+    pub attrs: BTreeMap<String, Attr>,
+}
+
+impl Function {
+    pub fn new(name: impl Into<String>, loc: Location) -> Function {
+        Function {
+            name: name.into(),
+            loc,
+            ..Function::default()
+        }
+    }
+
+    pub fn value(&self, id: ValueId) -> &Value {
+        &self.values[id.0 as usize]
+    }
+
+    pub fn value_mut(&mut self, id: ValueId) -> &mut Value {
+        &mut self.values[id.0 as usize]
+    }
+
+    pub fn ty(&self, id: ValueId) -> &TileType {
+        &self.value(id).ty
+    }
+
+    pub fn add_arg(&mut self, name: Option<String>, ty: TileType) -> ValueId {
+        let id = ValueId(self.values.len() as u32);
+        self.values.push(Value {
+            name,
+            ty,
+            def: ValueDef::Arg(self.args.len()),
+        });
+        self.args.push(id);
+        self.arg_attrs.push(BTreeMap::new());
+        id
+    }
+
+    /// Append an op at the end of the body and return its result.
+    pub fn push_op(
+        &mut self,
+        info: &'static OpInfo,
+        operands: Vec<ValueId>,
+        result_ty: TileType,
+        name: Option<String>,
+        loc: Location,
+    ) -> ValueId {
+        let result = ValueId(self.values.len() as u32);
+        self.values.push(Value {
+            name,
+            ty: result_ty,
+            def: ValueDef::Op(OpId(self.ops.len() as u32)),
+        });
+        self.ops.push(Op {
+            info,
+            operands,
+            result,
+            loc,
+            attrs: BTreeMap::new(),
+        });
+        result
+    }
+
+    /// The op defining `id`, if it is not an argument.
+    pub fn def_op(&self, id: ValueId) -> Option<&Op> {
+        match self.value(id).def {
+            ValueDef::Op(op) => Some(&self.ops[op.0 as usize]),
+            ValueDef::Arg(_) => None,
+        }
+    }
+
+    /// How many times each value is used (by ops and by the return).
+    pub fn use_counts(&self) -> Vec<usize> {
+        let mut counts = vec![0; self.values.len()];
+        for v in self
+            .ops
+            .iter()
+            .flat_map(|op| &op.operands)
+            .chain(&self.results)
+        {
+            counts[v.0 as usize] += 1;
+        }
+        counts
+    }
+
+    /// The location a value was defined at (its op, or the function for arguments).
+    pub fn def_loc(&self, id: ValueId) -> &Location {
+        self.def_op(id).map_or(&self.loc, |op| &op.loc)
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    pub functions: Vec<Function>,
+}

@@ -1,0 +1,12 @@
+//! ptoc's tile IR, shared by every stage after the MLIR front end.
+//!
+//! It lives apart from the `dialect` crate (which owns the MLIR bridge) so that the passes, the
+//! code generator, the runtime and the fuzz targets build and test without linking MLIR.
+
+pub mod diag;
+pub mod func;
+pub mod tile_type;
+
+pub use diag::{Diagnostic, Location, Severity, SourceMap};
+pub use func::{Attr, Function, Module, Op, OpId, Value, ValueDef, ValueId};
+pub use tile_type::{Dim, TileType, TileTypeError};

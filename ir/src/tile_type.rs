@@ -1,0 +1,332 @@
+//! `!pto.tile<RxCxT[, valid=VRxVC][, pad=zero|max|min|null]>`: the tile type and its syntax.
+//!
+//! R×C is the physical shape (C a power of two; the allocator derives the physical rows from the
+//! SizeCode, ≥ R). `?` in any dimension asks broadcast-shape inference to fill it in.
+
+use ptoc_isa::{DataType, PadValue};
+use std::fmt;
+
+/// One dimension: known, or `?` (to be inferred).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Dim {
+    Known(u32),
+    Unknown,
+}
+
+impl Dim {
+    pub fn known(self) -> Option<u32> {
+        match self {
+            Dim::Known(n) => Some(n),
+            Dim::Unknown => None,
+        }
+    }
+}
+
+impl fmt::Display for Dim {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Dim::Known(n) => write!(f, "{n}"),
+            Dim::Unknown => f.write_str("?"),
+        }
+    }
+}
+
+/// A tile type: physical shape, valid shape, element type and the pad its producer writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TileType {
+    pub rows: Dim,
+    pub cols: Dim,
+    pub dtype: DataType,
+    pub valid_rows: Dim,
+    pub valid_cols: Dim,
+    pub pad: PadValue,
+}
+
+impl TileType {
+    /// A fully valid tile with Null pad.
+    pub fn new(rows: u32, cols: u32, dtype: DataType) -> TileType {
+        TileType {
+            rows: Dim::Known(rows),
+            cols: Dim::Known(cols),
+            dtype,
+            valid_rows: Dim::Known(rows),
+            valid_cols: Dim::Known(cols),
+            pad: PadValue::Null,
+        }
+    }
+
+    pub fn with_valid(mut self, rows: u32, cols: u32) -> TileType {
+        self.valid_rows = Dim::Known(rows);
+        self.valid_cols = Dim::Known(cols);
+        self
+    }
+
+    pub fn with_pad(mut self, pad: PadValue) -> TileType {
+        self.pad = pad;
+        self
+    }
+
+    /// True when no dimension is `?`.
+    pub fn is_static(&self) -> bool {
+        [self.rows, self.cols, self.valid_rows, self.valid_cols]
+            .iter()
+            .all(|d| d.known().is_some())
+    }
+
+    /// (rows, cols, valid rows, valid cols) when all are known.
+    pub fn dims(&self) -> Option<(u32, u32, u32, u32)> {
+        Some((
+            self.rows.known()?,
+            self.cols.known()?,
+            self.valid_rows.known()?,
+            self.valid_cols.known()?,
+        ))
+    }
+
+    /// Parse the full `!pto.tile<…>` spelling.
+    pub fn parse(text: &str) -> Result<TileType, TileTypeError> {
+        Parser::new(text).parse_type()
+    }
+}
+
+impl fmt::Display for TileType {
+    /// The canonical spelling: `valid=` only when it differs from the physical shape, `pad=` only
+    /// when not null.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let elem = self.dtype.mlir_name().unwrap_or(self.dtype.name());
+        write!(f, "!pto.tile<{}x{}x{}", self.rows, self.cols, elem)?;
+        if (self.valid_rows, self.valid_cols) != (self.rows, self.cols) {
+            write!(f, ", valid={}x{}", self.valid_rows, self.valid_cols)?;
+        }
+        if self.pad != PadValue::Null {
+            write!(f, ", pad={}", self.pad.mlir_name())?;
+        }
+        f.write_str(">")
+    }
+}
+
+/// A malformed tile type, with the byte offset of the problem inside the type text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct TileTypeError {
+    pub offset: usize,
+    pub message: String,
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+/// Element spellings accepted in `!pto.tile<…>`, for error messages.
+const ELEMENT_TYPES: &str =
+    "f64, f32, tf32, hf32, f16, bf16, f8E4M3FN, f8E5M2, si8..si64, ui8..ui64, i8..i64";
+
+impl<'a> Parser<'a> {
+    fn new(text: &'a str) -> Self {
+        Parser { text, pos: 0 }
+    }
+
+    fn error<T>(&self, offset: usize, message: impl Into<String>) -> Result<T, TileTypeError> {
+        Err(TileTypeError {
+            offset,
+            message: message.into(),
+        })
+    }
+
+    fn rest(&self) -> &'a str {
+        &self.text[self.pos..]
+    }
+
+    fn skip_spaces(&mut self) {
+        let trimmed = self.rest().trim_start();
+        self.pos = self.text.len() - trimmed.len();
+    }
+
+    fn eat(&mut self, token: &str) -> bool {
+        self.skip_spaces();
+        if self.rest().starts_with(token) {
+            self.pos += token.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, token: &str, what: &str) -> Result<(), TileTypeError> {
+        if self.eat(token) {
+            Ok(())
+        } else {
+            self.error(self.pos, format!("expected {what}"))
+        }
+    }
+
+    /// A run of characters allowed in a dimension or element name (letters, digits, `?`).
+    fn word(&mut self) -> (usize, &'a str) {
+        self.skip_spaces();
+        let start = self.pos;
+        let len = self
+            .rest()
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '?' || c == '_'))
+            .unwrap_or(self.rest().len());
+        self.pos += len;
+        (start, &self.text[start..self.pos])
+    }
+
+    /// `N`, `?`: a dimension inside an `AxBx…` shape. `x` separates, so digits stop at `x`.
+    fn dim(&mut self, what: &str) -> Result<Dim, TileTypeError> {
+        self.skip_spaces();
+        let start = self.pos;
+        if self.eat("?") {
+            return Ok(Dim::Unknown);
+        }
+        let len = self
+            .rest()
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(self.rest().len());
+        if len == 0 {
+            return self.error(start, format!("expected {what} (a number or '?')"));
+        }
+        self.pos += len;
+        match self.text[start..self.pos].parse::<u32>() {
+            Ok(0) => self.error(start, format!("{what} must be at least 1")),
+            Ok(n) if n <= ptoc_isa::geometry::MAX_DIM => Ok(Dim::Known(n)),
+            _ => self.error(
+                start,
+                format!(
+                    "{what} {} is larger than 65535",
+                    &self.text[start..self.pos]
+                ),
+            ),
+        }
+    }
+
+    fn parse_type(&mut self) -> Result<TileType, TileTypeError> {
+        self.expect("!pto.tile", "'!pto.tile'")?;
+        self.expect("<", "'<' after '!pto.tile'")?;
+        let rows = self.dim("row count")?;
+        self.expect("x", "'x' after the row count")?;
+        let cols = self.dim("column count")?;
+        self.expect("x", "'x' after the column count")?;
+        let (at, name) = self.word();
+        let dtype = match DataType::from_mlir_name(name) {
+            Some(t) => t,
+            None if name.is_empty() => return self.error(at, "expected an element type"),
+            None => {
+                return self.error(
+                    at,
+                    format!("unknown element type '{name}'; expected one of {ELEMENT_TYPES}"),
+                )
+            }
+        };
+        let mut ty = TileType {
+            rows,
+            cols,
+            dtype,
+            valid_rows: rows,
+            valid_cols: cols,
+            pad: PadValue::Null,
+        };
+        let (mut seen_valid, mut seen_pad) = (false, false);
+        while self.eat(",") {
+            let (at, key) = self.word();
+            self.expect("=", &format!("'=' after '{key}'"))?;
+            match key {
+                "valid" if !seen_valid => {
+                    seen_valid = true;
+                    ty.valid_rows = self.dim("valid row count")?;
+                    self.expect("x", "'x' between the valid rows and columns")?;
+                    ty.valid_cols = self.dim("valid column count")?;
+                }
+                "pad" if !seen_pad => {
+                    seen_pad = true;
+                    let (at, name) = self.word();
+                    ty.pad = match name {
+                        "zero" => PadValue::Zero,
+                        "max" => PadValue::Max,
+                        "min" => PadValue::Min,
+                        "null" => PadValue::Null,
+                        _ => {
+                            return self.error(
+                                at,
+                                format!("unknown pad '{name}'; expected zero, max, min or null"),
+                            )
+                        }
+                    };
+                }
+                "valid" | "pad" => return self.error(at, format!("'{key}' given twice")),
+                _ => {
+                    return self.error(
+                        at,
+                        format!("unknown tile parameter '{key}'; expected 'valid' or 'pad'"),
+                    )
+                }
+            }
+        }
+        self.expect(">", "',' or '>'")?;
+        self.skip_spaces();
+        if !self.rest().is_empty() {
+            return self.error(self.pos, "unexpected text after the tile type");
+        }
+        Ok(ty)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_prints_canonically() {
+        let t = TileType::parse("!pto.tile<16x64xf32>").unwrap();
+        assert_eq!(t, TileType::new(16, 64, DataType::FP32));
+        assert_eq!(t.to_string(), "!pto.tile<16x64xf32>");
+        let t = TileType::parse("!pto.tile< 8 x 16 x bf16 , pad = max, valid=5x12>").unwrap();
+        assert_eq!(t.to_string(), "!pto.tile<8x16xbf16, valid=5x12, pad=max>");
+        let t = TileType::parse("!pto.tile<?x?xhf32>").unwrap();
+        assert_eq!((t.rows, t.valid_cols), (Dim::Unknown, Dim::Unknown));
+        assert_eq!(t.to_string(), "!pto.tile<?x?xhf32>");
+        assert_eq!(
+            TileType::parse("!pto.tile<4x4xi8>").unwrap().dtype,
+            DataType::S8
+        );
+        assert_eq!(
+            TileType::parse("!pto.tile<4x4xf8E4M3FN>").unwrap().dtype,
+            DataType::E4M3
+        );
+    }
+
+    #[test]
+    fn errors_point_at_the_problem() {
+        let cases = [
+            ("!pto.tile<16x64xf33>", 16, "unknown element type 'f33'"),
+            ("!pto.tile<0x64xf32>", 10, "row count must be at least 1"),
+            ("!pto.tile<16x70000xf32>", 13, "larger than 65535"),
+            ("!pto.tile<16x64xf32, pad=one>", 25, "unknown pad 'one'"),
+            ("!pto.tile<16x64xf32, size=2>", 21, "unknown tile parameter"),
+            ("!pto.tile<16x64xf32", 19, "expected ',' or '>'"),
+            ("!pto.tile<16x64xf32>x", 20, "unexpected text"),
+            ("!pto.tile<16x64xf32, pad=max, pad=min>", 30, "given twice"),
+        ];
+        for (text, offset, msg) in cases {
+            let e = TileType::parse(text).unwrap_err();
+            assert_eq!(e.offset, offset, "{text}: {e}");
+            assert!(e.message.contains(msg), "{text}: {e}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn never_panics(s in "\\PC*") {
+            let _ = TileType::parse(&s);
+        }
+
+        #[test]
+        fn print_parse_round_trip(r in 1u32..100, c in 0u32..8, vr in 1u32..100, t in 0usize..16, p in 0usize..4) {
+            let ty = TileType::new(r, 1 << c, ptoc_isa::dtype::ARITHMETIC[t])
+                .with_valid(vr, 1)
+                .with_pad(PadValue::ALL[p]);
+            proptest::prop_assert_eq!(TileType::parse(&ty.to_string()).unwrap(), ty);
+        }
+    }
+}

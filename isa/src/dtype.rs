@@ -1,0 +1,402 @@
+//! DataType codes, element widths, MLIR spellings, typed constants and pad encodings.
+//!
+//! Codes: `asl/arch/data-types/tile-data-types.asl`; widths: `TileElementBits` in
+//! `asl/tile/model/state/descriptors.asl`; pads: `TilePadValueForDataType` in
+//! `asl/tile/model/definedness/elements.asl`; formats: `asl/arch/data-types/formats/*.asl`.
+
+use std::fmt;
+
+/// What kind of number an element is, which decides every arithmetic rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TypeClass {
+    Float,
+    Signed,
+    Unsigned,
+    /// Packed, block-scaled or otherwise non-arithmetic formats ptoc carries but never computes on.
+    Other,
+}
+
+macro_rules! data_types {
+    ($( $variant:ident = $code:literal, $name:literal, $bits:literal, $class:ident, $mlir:expr; )*) => {
+        /// A 5-bit DataType code (§2.9 of the facts file). Code 0 is FP64, never "absent".
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum DataType { $( $variant = $code, )* }
+
+        impl DataType {
+            /// Every defined DataType, in code order.
+            pub const ALL: &'static [DataType] = &[ $( DataType::$variant, )* ];
+
+            /// The DataType with this 5-bit code; `None` for reserved codes and DTYPE_NONE (31).
+            pub fn from_code(code: u32) -> Option<DataType> {
+                match code { $( $code => Some(DataType::$variant), )* _ => None }
+            }
+            /// The spec's assembly name (`FP32`, `S8`, …).
+            pub fn name(self) -> &'static str {
+                match self { $( DataType::$variant => $name, )* }
+            }
+            /// Element width in bits.
+            pub fn bits(self) -> u32 {
+                match self { $( DataType::$variant => $bits, )* }
+            }
+            pub fn class(self) -> TypeClass {
+                match self { $( DataType::$variant => TypeClass::$class, )* }
+            }
+            /// The element type's spelling inside `!pto.tile<…>` (MLIR's where it has one).
+            pub fn mlir_name(self) -> Option<&'static str> {
+                match self { $( DataType::$variant => $mlir, )* }
+            }
+        }
+    };
+}
+
+data_types! {
+    FP64 = 0, "FP64", 64, Float, Some("f64");
+    FP32 = 1, "FP32", 32, Float, Some("f32");
+    TF32 = 2, "TF32", 32, Float, Some("tf32");
+    HF32 = 3, "HF32", 32, Float, Some("hf32");
+    FP16 = 4, "FP16", 16, Float, Some("f16");
+    BF16 = 5, "BF16", 16, Float, Some("bf16");
+    HiF8 = 6, "HiF8", 8, Other, None;
+    E4M3 = 7, "E4M3", 8, Float, Some("f8E4M3FN");
+    E5M2 = 8, "E5M2", 8, Float, Some("f8E5M2");
+    E3M2 = 9, "E3M2", 8, Other, None;
+    E2M3 = 10, "E2M3", 8, Other, None;
+    E2M1X2 = 11, "E2M1X2", 4, Other, None;
+    E1M2X2 = 12, "E1M2X2", 4, Other, None;
+    E8M0 = 13, "E8M0", 8, Other, None;
+    HiF4X2 = 14, "HiF4X2", 4, Other, None;
+    S64 = 16, "S64", 64, Signed, Some("si64");
+    S32 = 17, "S32", 32, Signed, Some("si32");
+    S16 = 18, "S16", 16, Signed, Some("si16");
+    S8 = 19, "S8", 8, Signed, Some("si8");
+    S4X2 = 20, "S4X2", 4, Other, None;
+    U64 = 24, "U64", 64, Unsigned, Some("ui64");
+    U32 = 25, "U32", 32, Unsigned, Some("ui32");
+    U16 = 26, "U16", 16, Unsigned, Some("ui16");
+    U8 = 27, "U8", 8, Unsigned, Some("ui8");
+    U4X2 = 28, "U4X2", 4, Other, None;
+}
+
+/// The B.DATR DataType code that means "no type" (B.DATR only; reserved in BSTART).
+pub const DTYPE_NONE: u32 = 31;
+
+/// `TileVecArithmeticDataTypeSupported` (`asl/tile/model/legality/dtype-layout.asl`): the 16 types
+/// every expand, binary and reduction op accepts (facts §9 decision 3).
+pub const ARITHMETIC: &[DataType] = &[
+    DataType::FP64,
+    DataType::FP32,
+    DataType::TF32,
+    DataType::HF32,
+    DataType::FP16,
+    DataType::BF16,
+    DataType::E4M3,
+    DataType::E5M2,
+    DataType::S64,
+    DataType::S32,
+    DataType::S16,
+    DataType::S8,
+    DataType::U64,
+    DataType::U32,
+    DataType::U16,
+    DataType::U8,
+];
+
+/// The eight float types TEXP accepts (AVS `tile-bound-texp-types-001`).
+pub const FLOATS: &[DataType] = &[
+    DataType::FP64,
+    DataType::FP32,
+    DataType::TF32,
+    DataType::HF32,
+    DataType::FP16,
+    DataType::BF16,
+    DataType::E4M3,
+    DataType::E5M2,
+];
+
+/// A9 (`TileA9DataTypeSupported`): the source types ARGMAX/ARGMIN accept.
+pub const A9: &[DataType] = &[
+    DataType::S32,
+    DataType::U32,
+    DataType::FP32,
+    DataType::S16,
+    DataType::U16,
+    DataType::FP16,
+    DataType::BF16,
+    DataType::S8,
+    DataType::U8,
+];
+
+/// Source types of TROWEXPANDEXPDIF/TCOLEXPANDEXPDIF (the sources of the five legal pairs).
+pub const EXPDIF_SOURCES: &[DataType] = &[DataType::FP32, DataType::FP16, DataType::BF16];
+
+/// The (source, destination) pairs EXPDIF accepts
+/// (`SelectedBundleExpansionExponentialDifferenceTypes`, facts §1.4).
+pub const EXPDIF_PAIRS: &[(DataType, DataType)] = &[
+    (DataType::FP16, DataType::FP16),
+    (DataType::BF16, DataType::BF16),
+    (DataType::FP32, DataType::FP32),
+    (DataType::FP16, DataType::FP32),
+    (DataType::BF16, DataType::FP32),
+];
+
+/// Destination types of ARGMAX/ARGMIN (the decoded path always gives U32).
+pub const ARG_RESULTS: &[DataType] = &[DataType::U32, DataType::S32];
+
+impl DataType {
+    /// The type for an element spelling in `!pto.tile<…>`; `i8`…`i64` mean signed.
+    pub fn from_mlir_name(name: &str) -> Option<DataType> {
+        match name {
+            "i8" => return Some(DataType::S8),
+            "i16" => return Some(DataType::S16),
+            "i32" => return Some(DataType::S32),
+            "i64" => return Some(DataType::S64),
+            _ => {}
+        }
+        DataType::ALL
+            .iter()
+            .copied()
+            .find(|t| t.mlir_name() == Some(name))
+    }
+
+    /// The type for a spec assembly name (`FP32`, `U8`, …), case-insensitive.
+    pub fn from_name(name: &str) -> Option<DataType> {
+        DataType::ALL
+            .iter()
+            .copied()
+            .find(|t| t.name().eq_ignore_ascii_case(name))
+    }
+
+    pub fn code(self) -> u32 {
+        self as u32
+    }
+
+    pub fn is_float(self) -> bool {
+        self.class() == TypeClass::Float
+    }
+
+    pub fn is_integer(self) -> bool {
+        matches!(self.class(), TypeClass::Signed | TypeClass::Unsigned)
+    }
+
+    /// Mask of the element's carrier bits.
+    pub fn carrier_mask(self) -> u64 {
+        if self.bits() >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.bits()) - 1
+        }
+    }
+
+    /// Float layout: (exponent bits, fraction bits) of the value, for the float types.
+    /// TF32/HF32 keep their fraction in the top bits of a 32-bit carrier.
+    pub fn float_layout(self) -> Option<(u32, u32)> {
+        Some(match self {
+            DataType::FP64 => (11, 52),
+            DataType::FP32 => (8, 23),
+            DataType::TF32 => (8, 10),
+            DataType::HF32 => (8, 11),
+            DataType::FP16 => (5, 10),
+            DataType::BF16 => (8, 7),
+            DataType::E4M3 => (4, 3),
+            DataType::E5M2 => (5, 2),
+            _ => return None,
+        })
+    }
+
+    /// Carrier bits that must be zero for a valid encoding (TF32 bits 12:0, HF32 bits 11:0).
+    pub fn required_zero_low_bits(self) -> u32 {
+        match self {
+            DataType::TF32 => 13,
+            DataType::HF32 => 12,
+            _ => 0,
+        }
+    }
+
+    /// The canonical NaN every produced NaN takes (facts §5.1).
+    pub fn canonical_nan(self) -> Option<u64> {
+        Some(match self {
+            DataType::FP64 => 0x7FF8_0000_0000_0000,
+            DataType::FP32 | DataType::TF32 | DataType::HF32 => 0x7FC0_0000,
+            DataType::FP16 => 0x7E00,
+            DataType::BF16 => 0x7FC0,
+            DataType::E4M3 => 0x7F,
+            DataType::E5M2 => 0x7E,
+            _ => return None,
+        })
+    }
+
+    /// The typed one (`TileFloatingUnaryOneEncoding`; integers: 1): the start of a PROD fold.
+    pub fn one(self) -> u64 {
+        match self {
+            DataType::FP64 => 0x3FF0_0000_0000_0000,
+            DataType::FP32 | DataType::TF32 | DataType::HF32 => 0x3F80_0000,
+            DataType::FP16 => 0x3C00,
+            DataType::BF16 => 0x3F80,
+            DataType::E4M3 => 0x38,
+            DataType::E5M2 => 0x3C,
+            _ => 1,
+        }
+    }
+
+    /// The bit pattern a pad value writes into padding cells; `None` for Null (undefined cells).
+    pub fn pad_bits(self, pad: PadValue) -> Option<u64> {
+        let mask = self.carrier_mask();
+        let half = mask >> 1; // 0x7F…F
+        Some(match pad {
+            PadValue::Null => return None,
+            PadValue::Zero => 0,
+            PadValue::Max => match self {
+                DataType::FP64 => 0x7FEF_FFFF_FFFF_FFFF,
+                DataType::FP32 => 0x7F7F_FFFF,
+                DataType::TF32 => 0x7F7F_E000,
+                DataType::HF32 => 0x7F7F_F000,
+                DataType::FP16 => 0x7BFF,
+                DataType::BF16 => 0x7F7F,
+                DataType::E4M3 => 0x7E,
+                DataType::E5M2 => 0x7B,
+                _ if self.class() == TypeClass::Unsigned => mask,
+                _ if self.class() == TypeClass::Signed => half,
+                _ => mask,
+            },
+            PadValue::Min => match self {
+                DataType::FP64 => 0xFFEF_FFFF_FFFF_FFFF,
+                DataType::FP32 => 0xFF7F_FFFF,
+                DataType::TF32 => 0xFF7F_E000,
+                DataType::HF32 => 0xFF7F_F000,
+                DataType::FP16 => 0xFBFF,
+                DataType::BF16 => 0xFF7F,
+                DataType::E4M3 => 0xFE,
+                DataType::E5M2 => 0xFB,
+                _ if self.class() == TypeClass::Unsigned => 0,
+                _ if self.class() == TypeClass::Signed => half + 1,
+                // "any other type": 0x8000000000000000, cut to the carrier.
+                _ => 0x8000_0000_0000_0000 & mask,
+            },
+        })
+    }
+}
+
+impl fmt::Display for DataType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// B.DATR PadValueOrByteId (facts §4): what padding cells of a new destination hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum PadValue {
+    Zero = 0,
+    Max = 1,
+    Min = 2,
+    /// Padding is all-zero and *undefined*; also what an omitted B.DATR means.
+    #[default]
+    Null = 3,
+}
+
+impl PadValue {
+    pub const ALL: [PadValue; 4] = [PadValue::Zero, PadValue::Max, PadValue::Min, PadValue::Null];
+
+    pub fn from_code(code: u32) -> PadValue {
+        PadValue::ALL[(code & 3) as usize]
+    }
+    pub fn code(self) -> u32 {
+        self as u32
+    }
+    /// Assembly spelling (`Zero`, `Max`, `Min`, `Null`).
+    pub fn name(self) -> &'static str {
+        match self {
+            PadValue::Zero => "Zero",
+            PadValue::Max => "Max",
+            PadValue::Min => "Min",
+            PadValue::Null => "Null",
+        }
+    }
+    /// The lower-case spelling used in `!pto.tile<…, pad=…>`.
+    pub fn mlir_name(self) -> &'static str {
+        match self {
+            PadValue::Zero => "zero",
+            PadValue::Max => "max",
+            PadValue::Min => "min",
+            PadValue::Null => "null",
+        }
+    }
+    pub fn from_name(name: &str) -> Option<PadValue> {
+        PadValue::ALL
+            .into_iter()
+            .find(|p| p.name().eq_ignore_ascii_case(name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_match_the_spec_table() {
+        let expect = [
+            (0, "FP64", 64),
+            (1, "FP32", 32),
+            (2, "TF32", 32),
+            (3, "HF32", 32),
+            (4, "FP16", 16),
+            (5, "BF16", 16),
+            (7, "E4M3", 8),
+            (8, "E5M2", 8),
+            (16, "S64", 64),
+            (17, "S32", 32),
+            (18, "S16", 16),
+            (19, "S8", 8),
+            (24, "U64", 64),
+            (25, "U32", 32),
+            (26, "U16", 16),
+            (27, "U8", 8),
+        ];
+        for (code, name, bits) in expect {
+            let t = DataType::from_code(code).unwrap();
+            assert_eq!((t.name(), t.bits()), (name, bits));
+        }
+        for reserved in [15, 21, 22, 23, 29, 30, 31] {
+            assert_eq!(DataType::from_code(reserved), None, "code {reserved}");
+        }
+        assert_eq!(ARITHMETIC.len(), 16);
+    }
+
+    #[test]
+    fn pad_encodings_follow_the_facts_table() {
+        use DataType::*;
+        use PadValue::*;
+        let table: &[(DataType, u64, u64)] = &[
+            (FP64, 0x7FEFFFFFFFFFFFFF, 0xFFEFFFFFFFFFFFFF),
+            (FP32, 0x7F7FFFFF, 0xFF7FFFFF),
+            (TF32, 0x7F7FE000, 0xFF7FE000),
+            (HF32, 0x7F7FF000, 0xFF7FF000),
+            (FP16, 0x7BFF, 0xFBFF),
+            (BF16, 0x7F7F, 0xFF7F),
+            (E4M3, 0x7E, 0xFE),
+            (E5M2, 0x7B, 0xFB),
+            (U8, 0xFF, 0),
+            (U16, 0xFFFF, 0),
+            (U32, 0xFFFFFFFF, 0),
+            (U64, u64::MAX, 0),
+            (S8, 0x7F, 0x80),
+            (S16, 0x7FFF, 0x8000),
+            (S32, 0x7FFFFFFF, 0x80000000),
+            (S64, 0x7FFFFFFFFFFFFFFF, 0x8000000000000000),
+        ];
+        for &(t, max, min) in table {
+            assert_eq!(t.pad_bits(Max), Some(max), "{t} max");
+            assert_eq!(t.pad_bits(Min), Some(min), "{t} min");
+            assert_eq!(t.pad_bits(Zero), Some(0));
+            assert_eq!(t.pad_bits(Null), None);
+        }
+    }
+
+    #[test]
+    fn mlir_spellings_round_trip() {
+        for &t in ARITHMETIC {
+            assert_eq!(DataType::from_mlir_name(t.mlir_name().unwrap()), Some(t));
+        }
+        assert_eq!(DataType::from_mlir_name("i32"), Some(DataType::S32));
+        assert_eq!(DataType::from_mlir_name("f128"), None);
+    }
+}

@@ -1,0 +1,47 @@
+//! The one source of PTO ISA truth for ptoc.
+//!
+//! Everything else in the compiler derives from the tables here: the op catalogue
+//! ([`ops::CATALOGUE`]), the DataType codes ([`dtype::DataType`]), the tile geometry rules
+//! ([`geometry`]), the word formats ([`encoding`]) and the project's decisions where the spec is
+//! silent ([`profile::PROFILE`]). Facts come from `PTO-ISA/pto-spec` 0.58.3 (see the facts file
+//! in `shared/spec`); each item names the spec path it encodes.
+
+pub mod dtype;
+pub mod encoding;
+pub mod geometry;
+pub mod ops;
+pub mod profile;
+
+pub use dtype::{DataType, PadValue, TypeClass};
+pub use encoding::{DecodeError, Instruction};
+pub use geometry::{Hand, PeMask, SizeCode, TileReg};
+pub use ops::{Axis, ElementOp, Engine, OpInfo, OpKind, Reduction, ResultKind};
+
+/// The spec release ptoc targets (`spec/evidence/pto-isa-0583-encoding-totality.json`).
+pub const SPEC_VERSION: &str = "pto-isa-0.58.3-mode-function-v1";
+
+/// The fault classes of `asl/arch/data-types/fault.asl`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FaultClass {
+    IllegalInstruction,
+    BundleControl,
+    TileLegality,
+    TileAllocation,
+}
+
+impl FaultClass {
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultClass::IllegalInstruction => "Fault_IllegalInstruction",
+            FaultClass::BundleControl => "Fault_BundleControl",
+            FaultClass::TileLegality => "Fault_TileLegality",
+            FaultClass::TileAllocation => "Fault_TileAllocation",
+        }
+    }
+}
+
+impl std::fmt::Display for FaultClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}

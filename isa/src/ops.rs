@@ -1,0 +1,295 @@
+//! The op catalogue: every tile op ptoc compiles, as one row of data.
+//!
+//! Rows come from each mnemonic's `PTO-INSTRUCTION` header under `asl/tile/` (mode, function,
+//! catalogue index, engine, operand roles) and the executable DataType sets (facts §9 decision 3).
+//! A new op is one row here plus, at most, its semantics function in the runtime.
+
+use crate::dtype::{DataType, A9, ARITHMETIC, EXPDIF_SOURCES, FLOATS};
+
+/// The execution engine, which picks the canonical `BSTART.SFU`/`BSTART.VEC` alias.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Engine {
+    Sfu,
+    Vec,
+}
+
+impl Engine {
+    pub fn alias(self) -> &'static str {
+        match self {
+            Engine::Sfu => "SFU",
+            Engine::Vec => "VEC",
+        }
+    }
+}
+
+/// Which axis a reduce/expand op works along: `Row` ops keep one value per row (an R×1 vector),
+/// `Col` ops one value per column (a 1×C vector).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Axis {
+    Row,
+    Col,
+}
+
+/// An element-level operation shared by the binary ops and the expand-op forms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ElementOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Max,
+    Min,
+    /// `exp(a - b)`, two rounded stages (facts §9 decision 5).
+    ExpDif,
+}
+
+impl ElementOp {
+    pub fn is_commutative(self) -> bool {
+        matches!(
+            self,
+            ElementOp::Add | ElementOp::Mul | ElementOp::Max | ElementOp::Min
+        )
+    }
+}
+
+/// A left-fold reduction along an axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Reduction {
+    Sum,
+    Max,
+    Min,
+    Prod,
+    ArgMax,
+    ArgMin,
+}
+
+/// What an op computes, which is what every pass, the interpreter and the reference evaluator
+/// dispatch on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OpKind {
+    /// Full-shape source → one value per row/column.
+    Reduce(Axis, Reduction),
+    /// Broadcast a vector along `Axis`; `None` is the plain copy (TROWEXPAND/TCOLEXPAND), `Some`
+    /// combines it with a full-shape source.
+    Expand(Axis, Option<ElementOp>),
+    /// Same-shape binary elementwise op.
+    Binary(ElementOp),
+    /// Same-shape unary elementwise op (TEXP).
+    Exp,
+}
+
+/// The role of one B.IOT source, in contract order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OperandRole {
+    /// Full-shape source (`source0` of reductions and expands, TEXP's source).
+    Src,
+    /// The one-column (row ops) or one-row (column ops) broadcast vector.
+    Bcast,
+    SrcLeft,
+    SrcRight,
+    Numerator,
+    Denominator,
+}
+
+impl OperandRole {
+    pub fn name(self) -> &'static str {
+        match self {
+            OperandRole::Src => "source",
+            OperandRole::Bcast => "broadcast",
+            OperandRole::SrcLeft => "left source",
+            OperandRole::SrcRight => "right source",
+            OperandRole::Numerator => "numerator",
+            OperandRole::Denominator => "denominator",
+        }
+    }
+}
+
+/// The shape and type of an op's single result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ResultKind {
+    /// Same physical and valid geometry and type as the full-shape source.
+    SameAsSource,
+    /// Row reductions: `ValidRow×1`, physical Col 1; column reductions: `1×ValidCol`, physical
+    /// Col = source Col. Same type as the source.
+    Reduced,
+    /// ARG reductions: geometry of `Reduced`, type U32 (or S32).
+    Index,
+    /// Expand copies: the full shape comes from the result type (B.DIM), type of the broadcast.
+    Broadcast,
+    /// EXPDIF: full-shape geometry, type FP32 or the source's (the five legal pairs).
+    ExpDif,
+}
+
+/// One row of the catalogue.
+#[derive(Debug)]
+pub struct OpInfo {
+    /// Spec mnemonic, upper case (`TROWEXPANDMAX`).
+    pub mnemonic: &'static str,
+    pub mode: u8,
+    pub function: u8,
+    /// Position in `spec/catalog/tile-operations.json` `operations[]`.
+    pub catalog_index: u16,
+    pub engine: Engine,
+    pub kind: OpKind,
+    /// B.IOT sources in contract order.
+    pub sources: &'static [OperandRole],
+    /// DataTypes the (first) source may have.
+    pub legal_types: &'static [DataType],
+    pub result: ResultKind,
+}
+
+impl OpInfo {
+    /// The 7-bit selector `Mode·32 + Function`.
+    pub fn selector(&self) -> u32 {
+        self.mode as u32 * 32 + self.function as u32
+    }
+    /// The MLIR op name: `pto.` + the lower-case mnemonic.
+    pub fn mlir_name(&self) -> String {
+        format!("pto.{}", self.mnemonic.to_ascii_lowercase())
+    }
+    pub fn accepts(&self, t: DataType) -> bool {
+        self.legal_types.contains(&t)
+    }
+}
+
+use Axis::{Col, Row};
+use ElementOp as E;
+use Engine::{Sfu, Vec as VecEngine};
+use OperandRole::*;
+use Reduction as R;
+
+const SRC: &[OperandRole] = &[Src];
+const BCAST: &[OperandRole] = &[Bcast];
+const SRC_BCAST: &[OperandRole] = &[Src, Bcast];
+const LEFT_RIGHT: &[OperandRole] = &[SrcLeft, SrcRight];
+
+macro_rules! catalogue {
+    ($( $mn:literal: $mode:literal / $func:literal, idx $idx:literal, $engine:expr, $kind:expr,
+        $srcs:expr, $types:expr, $result:ident; )*) => {
+        /// Every op ptoc knows: the 28 reduce-and-expand ops (facts §1.2, all Mode 2, SFU) and
+        /// the elementwise ops they fuse with (facts §1.6).
+        pub static CATALOGUE: &[OpInfo] = &[ $( OpInfo {
+            mnemonic: $mn, mode: $mode, function: $func, catalog_index: $idx, engine: $engine,
+            kind: $kind, sources: $srcs, legal_types: $types, result: ResultKind::$result,
+        }, )* ];
+    };
+}
+
+catalogue! {
+    "TROWSUM": 2/0, idx 40, Sfu, OpKind::Reduce(Row, R::Sum), SRC, ARITHMETIC, Reduced;
+    "TROWMAX": 2/1, idx 41, Sfu, OpKind::Reduce(Row, R::Max), SRC, ARITHMETIC, Reduced;
+    "TROWMIN": 2/2, idx 42, Sfu, OpKind::Reduce(Row, R::Min), SRC, ARITHMETIC, Reduced;
+    "TROWPROD": 2/3, idx 43, Sfu, OpKind::Reduce(Row, R::Prod), SRC, ARITHMETIC, Reduced;
+    "TROWEXPAND": 2/4, idx 44, Sfu, OpKind::Expand(Row, None), BCAST, ARITHMETIC, Broadcast;
+    "TROWEXPANDADD": 2/5, idx 45, Sfu, OpKind::Expand(Row, Some(E::Add)), SRC_BCAST, ARITHMETIC, SameAsSource;
+    "TROWEXPANDSUB": 2/6, idx 46, Sfu, OpKind::Expand(Row, Some(E::Sub)), SRC_BCAST, ARITHMETIC, SameAsSource;
+    "TROWEXPANDMUL": 2/7, idx 47, Sfu, OpKind::Expand(Row, Some(E::Mul)), SRC_BCAST, ARITHMETIC, SameAsSource;
+    "TROWEXPANDDIV": 2/8, idx 48, Sfu, OpKind::Expand(Row, Some(E::Div)), SRC_BCAST, ARITHMETIC, SameAsSource;
+    "TROWEXPANDMAX": 2/9, idx 49, Sfu, OpKind::Expand(Row, Some(E::Max)), SRC_BCAST, ARITHMETIC, SameAsSource;
+    "TROWEXPANDMIN": 2/10, idx 50, Sfu, OpKind::Expand(Row, Some(E::Min)), SRC_BCAST, ARITHMETIC, SameAsSource;
+    "TROWEXPANDEXPDIF": 2/11, idx 51, Sfu, OpKind::Expand(Row, Some(E::ExpDif)), SRC_BCAST, EXPDIF_SOURCES, ExpDif;
+    "TROWARGMAX": 2/12, idx 52, Sfu, OpKind::Reduce(Row, R::ArgMax), SRC, A9, Index;
+    "TROWARGMIN": 2/13, idx 53, Sfu, OpKind::Reduce(Row, R::ArgMin), SRC, A9, Index;
+    "TCOLSUM": 2/16, idx 54, Sfu, OpKind::Reduce(Col, R::Sum), SRC, ARITHMETIC, Reduced;
+    "TCOLMAX": 2/17, idx 55, Sfu, OpKind::Reduce(Col, R::Max), SRC, ARITHMETIC, Reduced;
+    "TCOLMIN": 2/18, idx 56, Sfu, OpKind::Reduce(Col, R::Min), SRC, ARITHMETIC, Reduced;
+    "TCOLPROD": 2/19, idx 57, Sfu, OpKind::Reduce(Col, R::Prod), SRC, ARITHMETIC, Reduced;
+    "TCOLEXPAND": 2/20, idx 58, Sfu, OpKind::Expand(Col, None), BCAST, ARITHMETIC, Broadcast;
+    "TCOLEXPANDADD": 2/21, idx 59, Sfu, OpKind::Expand(Col, Some(E::Add)), SRC_BCAST, ARITHMETIC, SameAsSource;
+    "TCOLEXPANDSUB": 2/22, idx 60, Sfu, OpKind::Expand(Col, Some(E::Sub)), SRC_BCAST, ARITHMETIC, SameAsSource;
+    "TCOLEXPANDMUL": 2/23, idx 61, Sfu, OpKind::Expand(Col, Some(E::Mul)), SRC_BCAST, ARITHMETIC, SameAsSource;
+    "TCOLEXPANDDIV": 2/24, idx 62, Sfu, OpKind::Expand(Col, Some(E::Div)), SRC_BCAST, ARITHMETIC, SameAsSource;
+    "TCOLEXPANDMAX": 2/25, idx 63, Sfu, OpKind::Expand(Col, Some(E::Max)), SRC_BCAST, ARITHMETIC, SameAsSource;
+    "TCOLEXPANDMIN": 2/26, idx 64, Sfu, OpKind::Expand(Col, Some(E::Min)), SRC_BCAST, ARITHMETIC, SameAsSource;
+    "TCOLEXPANDEXPDIF": 2/27, idx 65, Sfu, OpKind::Expand(Col, Some(E::ExpDif)), SRC_BCAST, EXPDIF_SOURCES, ExpDif;
+    "TCOLARGMAX": 2/28, idx 66, Sfu, OpKind::Reduce(Col, R::ArgMax), SRC, A9, Index;
+    "TCOLARGMIN": 2/29, idx 67, Sfu, OpKind::Reduce(Col, R::ArgMin), SRC, A9, Index;
+    "TADD": 0/0, idx 0, VecEngine, OpKind::Binary(E::Add), LEFT_RIGHT, ARITHMETIC, SameAsSource;
+    "TSUB": 0/1, idx 1, VecEngine, OpKind::Binary(E::Sub), LEFT_RIGHT, ARITHMETIC, SameAsSource;
+    "TMUL": 0/2, idx 2, VecEngine, OpKind::Binary(E::Mul), LEFT_RIGHT, ARITHMETIC, SameAsSource;
+    "TDIV": 0/3, idx 3, Sfu, OpKind::Binary(E::Div), &[Numerator, Denominator], ARITHMETIC, SameAsSource;
+    "TMAX": 0/11, idx 10, VecEngine, OpKind::Binary(E::Max), LEFT_RIGHT, ARITHMETIC, SameAsSource;
+    "TMIN": 0/12, idx 11, VecEngine, OpKind::Binary(E::Min), LEFT_RIGHT, ARITHMETIC, SameAsSource;
+    "TEXP": 0/18, idx 16, Sfu, OpKind::Exp, SRC, FLOATS, SameAsSource;
+}
+
+/// The catalogue row with this (case-insensitive) mnemonic.
+pub fn by_mnemonic(mnemonic: &str) -> Option<&'static OpInfo> {
+    CATALOGUE
+        .iter()
+        .find(|op| op.mnemonic.eq_ignore_ascii_case(mnemonic))
+}
+
+/// The catalogue row for an MLIR op name (`pto.trowexpandmax`).
+pub fn by_mlir_name(name: &str) -> Option<&'static OpInfo> {
+    by_mnemonic(name.strip_prefix("pto.")?)
+}
+
+/// The catalogue row with this Mode and Function.
+pub fn by_selector(mode: u32, function: u32) -> Option<&'static OpInfo> {
+    CATALOGUE
+        .iter()
+        .find(|op| op.mode as u32 == mode && op.function as u32 == function)
+}
+
+/// The catalogue row with this kind (each kind has exactly one op).
+pub fn by_kind(kind: OpKind) -> Option<&'static OpInfo> {
+    CATALOGUE.iter().find(|op| op.kind == kind)
+}
+
+/// TEPL functions the ISA accepts per mode (`tepl.accepted_functions` in
+/// `spec/evidence/pto-isa-0583-encoding-totality.json`); the holes are illegal instructions.
+pub fn tepl_function_accepted(mode: u32, function: u32) -> bool {
+    let ranges: &[(u32, u32)] = match mode {
+        0 => &[(0, 4), (6, 13), (15, 23), (26, 28)],
+        1 => &[(0, 4), (6, 13), (26, 27)],
+        2 => &[(0, 13), (16, 29)],
+        3 => &[(0, 0), (2, 8), (10, 20)],
+        _ => &[],
+    };
+    ranges.iter().any(|&(lo, hi)| (lo..=hi).contains(&function))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn catalogue_is_complete_and_consistent() {
+        let reduce_expand = CATALOGUE.iter().filter(|o| o.mode == 2).count();
+        assert_eq!(reduce_expand, 28);
+        assert_eq!(CATALOGUE.len(), 35);
+        let mut selectors = HashSet::new();
+        let mut names = HashSet::new();
+        for op in CATALOGUE {
+            assert!(selectors.insert(op.selector()), "{} selector", op.mnemonic);
+            assert!(names.insert(op.mnemonic));
+            assert!(tepl_function_accepted(op.mode as u32, op.function as u32));
+            assert_eq!(by_kind(op.kind).unwrap().mnemonic, op.mnemonic);
+        }
+    }
+
+    #[test]
+    fn selectors_and_indices_match_the_spec() {
+        let expect = [
+            ("TROWEXPANDMAX", 0x049, 49),
+            ("TCOLEXPANDMIN", 0x05A, 64),
+            ("TCOLARGMIN", 0x05D, 67),
+            ("TROWSUM", 0x040, 40),
+            ("TMAX", 0x00B, 10),
+            ("TEXP", 0x012, 16),
+            ("TDIV", 0x003, 3),
+        ];
+        for (mn, sel, idx) in expect {
+            let op = by_mnemonic(mn).unwrap();
+            assert_eq!((op.selector(), op.catalog_index), (sel, idx), "{mn}");
+        }
+        assert_eq!(by_mnemonic("TDIV").unwrap().engine, Engine::Sfu);
+        assert_eq!(by_mnemonic("TADD").unwrap().engine, Engine::Vec);
+        assert_eq!(
+            by_mlir_name("pto.tcolexpandmin").unwrap().mnemonic,
+            "TCOLEXPANDMIN"
+        );
+    }
+}
