@@ -1,3 +1,64 @@
 //! ptoc's pass pipeline over the tile IR, one pass per file.
 //!
-//! Default pipeline: `pto-verify`, `pto-infer-shapes`, `pto-fuse`, `pto-allocate`.
+//! Default pipeline: `pto-verify`, `pto-infer-shapes`, `pto-fuse`, `pto-allocate`. Every pass
+//! implements [`Pass`] and works on one function at a time, as MLIR function passes do.
+
+use ptoc_ir::{Diagnostic, Function};
+use ptoc_isa::PeMask;
+
+/// Options every pass may read (from the command line).
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// 0 disables fusion (`-O0`); anything else runs it.
+    pub opt_level: u8,
+    /// PE mask of every binding (`--pe-mask`), which also scales capacity accounting.
+    pub pe_mask: PeMask,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            opt_level: 2,
+            pe_mask: PeMask::ALL_PES,
+        }
+    }
+}
+
+/// What a pass may read and report while it runs.
+#[derive(Debug, Default)]
+pub struct PassContext {
+    pub options: Options,
+    /// `(pass, statistic, value)` rows for `--pass-statistics`, in the order recorded.
+    pub statistics: Vec<(&'static str, &'static str, u64)>,
+}
+
+impl PassContext {
+    pub fn new(options: Options) -> Self {
+        PassContext {
+            options,
+            statistics: Vec::new(),
+        }
+    }
+
+    /// Add `value` to the named statistic of `pass` (summed over functions).
+    pub fn record(&mut self, pass: &'static str, statistic: &'static str, value: u64) {
+        match self
+            .statistics
+            .iter_mut()
+            .find(|(p, s, _)| *p == pass && *s == statistic)
+        {
+            Some(row) => row.2 += value,
+            None => self.statistics.push((pass, statistic, value)),
+        }
+    }
+}
+
+/// One pass of the pipeline.
+pub trait Pass {
+    /// The pipeline name (`pto-verify`).
+    fn name(&self) -> &'static str;
+    /// One line for `--help`-style listings.
+    fn description(&self) -> &'static str;
+    /// Run on one function; errors are reported at their source locations.
+    fn run(&self, func: &mut Function, ctx: &mut PassContext) -> Result<(), Vec<Diagnostic>>;
+}
