@@ -1,1 +1,14 @@
-//! (filled by later work)
+//! The `pto` dialect's MLIR bridge.
+//!
+//! MLIR 22 (through melior) parses every `.mlir` file with real file names in its locations;
+//! `pto.*` ops are written in generic form and the dialect is unregistered, so ptoc checks every
+//! op itself while importing it into the tile IR ([`import`]). [`export`] turns the tile IR back
+//! into an MLIR module that MLIR re-parses and prints.
+
+pub mod export;
+pub mod import;
+pub mod mlir;
+
+pub use export::{export_module, export_text};
+pub use import::import_module;
+pub use mlir::{Frontend, ParsedModule};

@@ -1,0 +1,135 @@
+//! Export the tile IR back to an MLIR module.
+//!
+//! The module is written as MLIR generic-form text with full locations and parsed by MLIR itself,
+//! so what ptoc prints is always MLIR's own printing of a module MLIR accepted.
+
+use crate::mlir::Frontend;
+use melior::ir::Module;
+use ptoc_ir::{Attr, Diagnostic, Function, Location, ValueId};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// The tile IR as MLIR text (func dialect + generic-form `pto.*` ops, with locations).
+pub fn export_text(module: &ptoc_ir::Module) -> String {
+    let mut out = String::from("module {\n");
+    for func in &module.functions {
+        write_function(&mut out, func);
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// The tile IR as an MLIR module, parsed by `frontend`'s context.
+pub fn export_module<'c>(
+    frontend: &'c Frontend,
+    module: &ptoc_ir::Module,
+) -> Result<Module<'c>, Vec<Diagnostic>> {
+    frontend.parse(&export_text(module), "<ptoc-export>")
+}
+
+fn value(id: ValueId) -> String {
+    format!("%v{}", id.0)
+}
+
+fn loc(l: &Location) -> String {
+    match &l.file {
+        Some(file) => format!("loc({}:{}:{})", quote(file), l.line, l.col),
+        None => "loc(unknown)".to_string(),
+    }
+}
+
+fn quote(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' | '\\' => write!(out, "\\{:02X}", c as u32).unwrap(),
+            c if c.is_control() => write!(out, "\\{:02X}", c as u32).unwrap(),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn attr_dict(attrs: &BTreeMap<String, Attr>) -> String {
+    let entries: Vec<String> = attrs
+        .iter()
+        .map(|(k, v)| match v {
+            Attr::Int(n) => format!("{k} = {n} : i64"),
+            Attr::Str(s) => format!("{k} = {}", quote(s)),
+        })
+        .collect();
+    format!("{{{}}}", entries.join(", "))
+}
+
+fn write_function(out: &mut String, func: &Function) {
+    let args: Vec<String> = func
+        .args
+        .iter()
+        .zip(&func.arg_attrs)
+        .map(|(&id, attrs)| {
+            let attrs = if attrs.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", attr_dict(attrs))
+            };
+            format!("{}: {}{attrs} {}", value(id), func.ty(id), loc(&func.loc))
+        })
+        .collect();
+    let results: Vec<String> = func
+        .results
+        .iter()
+        .map(|&r| func.ty(r).to_string())
+        .collect();
+    let fn_attrs = if func.attrs.is_empty() {
+        String::new()
+    } else {
+        format!(" attributes {}", attr_dict(&func.attrs))
+    };
+    writeln!(
+        out,
+        "  func.func @{}({}) -> ({}){fn_attrs} {{",
+        func.name,
+        args.join(", "),
+        results.join(", ")
+    )
+    .unwrap();
+    for op in &func.ops {
+        let operands: Vec<String> = op.operands.iter().map(|&v| value(v)).collect();
+        let types: Vec<String> = op
+            .operands
+            .iter()
+            .map(|&v| func.ty(v).to_string())
+            .collect();
+        let attrs = if op.attrs.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", attr_dict(&op.attrs))
+        };
+        writeln!(
+            out,
+            "    {} = \"{}\"({}){attrs} : ({}) -> {} {}",
+            value(op.result),
+            op.info.mlir_name(),
+            operands.join(", "),
+            types.join(", "),
+            func.ty(op.result),
+            loc(&op.loc)
+        )
+        .unwrap();
+    }
+    let ret: Vec<String> = func.results.iter().map(|&v| value(v)).collect();
+    if ret.is_empty() {
+        writeln!(out, "    func.return {}", loc(&func.loc)).unwrap();
+    } else {
+        writeln!(
+            out,
+            "    func.return {} : {} {}",
+            ret.join(", "),
+            results.join(", "),
+            loc(&func.loc)
+        )
+        .unwrap();
+    }
+    writeln!(out, "  }} {}", loc(&func.loc)).unwrap();
+}

@@ -1,0 +1,350 @@
+//! Import a parsed MLIR module into the tile IR.
+//!
+//! Accepts `func.func` kernels whose bodies are `pto.*` generic-form ops from the catalogue and a
+//! `func.return`. Everything else is reported at its own location: unknown `pto.*` ops (with the
+//! nearest known name), wrong operand or result counts, malformed tile types, and ops of other
+//! dialects that ptoc cannot lower.
+
+use crate::mlir::Frontend;
+use melior::ir::attribute::StringAttribute;
+use melior::ir::block::BlockLike;
+use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::RegionLike;
+use melior::ir::ValueLike;
+use melior::ir::{Module, Value};
+use ptoc_ir::{Attr, Diagnostic, Function, Location, TileType, ValueId};
+use ptoc_isa::ops::{self, CATALOGUE};
+use std::collections::{BTreeMap, HashMap};
+
+/// Import every function of `module`. `source` is the text it was parsed from, used to recover
+/// the SSA names (`%x`) that MLIR does not keep.
+pub fn import_module(
+    frontend: &Frontend,
+    module: &Module,
+    source: &str,
+) -> Result<ptoc_ir::Module, Vec<Diagnostic>> {
+    let lines: Vec<&str> = source.lines().collect();
+    let mut out = ptoc_ir::Module::default();
+    let mut errors = Vec::new();
+    let mut next = module.body().first_operation();
+    while let Some(op) = next {
+        next = op.next_in_block();
+        match import_function(frontend, op, &lines) {
+            Ok(func) => out.functions.push(func),
+            Err(mut e) => errors.append(&mut e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+fn op_name(op: &OperationRef) -> String {
+    op.name().as_string_ref().as_str().unwrap_or("").to_string()
+}
+
+/// The SSA name written at `loc` (`x` for `%x`, a block argument), if the source has one there.
+fn ssa_name_at(lines: &[&str], loc: &Location) -> Option<String> {
+    let line = lines.get(loc.line.checked_sub(1)? as usize)?;
+    let name = line
+        .get(loc.col.checked_sub(1)? as usize..)?
+        .strip_prefix('%')?;
+    let len = name.find(|c: char| !is_ssa_char(c)).unwrap_or(name.len());
+    (len > 0).then(|| name[..len].to_string())
+}
+
+/// The SSA name an op at `loc` defines: the `%name` before its `=` (`%m = "pto.trowmax"…`).
+fn result_name_at(lines: &[&str], loc: &Location) -> Option<String> {
+    let line = lines.get(loc.line.checked_sub(1)? as usize)?;
+    let before = line.get(..loc.col.checked_sub(1)? as usize)?;
+    let lhs = before.trim_end().strip_suffix('=')?.trim_end();
+    let start = lhs.rfind('%')?;
+    let name = &lhs[start + 1..];
+    (!name.is_empty() && name.chars().all(is_ssa_char)).then(|| name.to_string())
+}
+
+fn is_ssa_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "_$.-".contains(c)
+}
+
+fn tile_type(ty: melior::ir::Type, loc: &Location, what: &str) -> Result<TileType, Diagnostic> {
+    let text = ty.to_string();
+    if !text.starts_with("!pto.tile") {
+        return Err(Diagnostic::error(
+            loc.clone(),
+            format!(
+                "{what} has type '{text}'; ptoc kernels take and produce !pto.tile<RxCxT> values"
+            ),
+        ));
+    }
+    TileType::parse(&text).map_err(|e| {
+        Diagnostic::error(
+            loc.clone(),
+            format!("malformed tile type '{text}' of {what}: {e}"),
+        )
+    })
+}
+
+fn import_function(
+    frontend: &Frontend,
+    op: OperationRef,
+    lines: &[&str],
+) -> Result<Function, Vec<Diagnostic>> {
+    let loc = frontend.location(op.location());
+    let name = op_name(&op);
+    if name != "func.func" {
+        return Err(vec![Diagnostic::error(
+            loc,
+            format!("cannot lower '{name}' at module level; ptoc compiles func.func kernels"),
+        )]);
+    }
+    let sym = op
+        .attribute("sym_name")
+        .ok()
+        .and_then(|a| StringAttribute::try_from(a).ok())
+        .map(|s| s.value().to_string())
+        .unwrap_or_default();
+    let block = op.region(0).ok().and_then(|r| r.first_block());
+    let Some(block) = block else {
+        return Err(vec![Diagnostic::error(
+            loc,
+            format!("function '@{sym}' has no body; ptoc compiles kernel definitions"),
+        )]);
+    };
+    if block.next_in_region().is_some() {
+        return Err(vec![Diagnostic::error(
+            loc,
+            format!(
+                "function '@{sym}' has several blocks; a tile kernel is one straight-line block"
+            ),
+        )]);
+    }
+
+    let mut func = Function::new(sym, loc.clone());
+    let mut values: HashMap<*const std::ffi::c_void, ValueId> = HashMap::new();
+    let mut errors = Vec::new();
+    for i in 0..block.argument_count() {
+        let Ok(arg) = block.argument(i) else { continue };
+        let arg_loc = frontend.location(arg.location());
+        match tile_type(arg.r#type(), &arg_loc, &format!("argument #{i}")) {
+            Ok(ty) => {
+                let id = func.add_arg(ssa_name_at(lines, &arg_loc), ty);
+                values.insert(arg.to_raw().ptr, id);
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    if let Some(attrs) = function_arg_attrs(&op) {
+        for (i, a) in attrs.into_iter().enumerate().take(func.arg_attrs.len()) {
+            func.arg_attrs[i] = a;
+        }
+    }
+    func.attrs = discardable_attrs(&op, &loc, &mut errors);
+
+    let mut next = block.first_operation();
+    let mut returned = false;
+    while let Some(inner) = next {
+        next = inner.next_in_block();
+        if returned {
+            break;
+        }
+        if let Err(e) = import_op(
+            frontend,
+            inner,
+            lines,
+            &mut func,
+            &mut values,
+            &mut returned,
+        ) {
+            errors.push(e);
+            // Later ops may use this op's result; stop at the first broken op of a function.
+            break;
+        }
+    }
+    if errors.is_empty() {
+        Ok(func)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Argument attributes (`{pto.dst = "T#1"}` on ptoc's own output), from `arg_attrs`.
+fn function_arg_attrs(op: &OperationRef) -> Option<Vec<BTreeMap<String, Attr>>> {
+    let text = op.attribute("arg_attrs").ok()?.to_string();
+    // `[{pto.dst = "T#1", pto.tsize = 3 : i64}, {}]`: parse the dictionaries ptoc itself writes.
+    let inner = text.strip_prefix('[')?.strip_suffix(']')?;
+    let mut out = Vec::new();
+    for dict in inner.split("}").filter(|d| d.contains('{')) {
+        let body = dict.split_once('{')?.1;
+        let mut attrs = BTreeMap::new();
+        for entry in body.split(", ").filter(|e| !e.trim().is_empty()) {
+            let (key, value) = entry.split_once(" = ")?;
+            attrs.insert(key.trim().to_string(), parse_attr(value.trim())?);
+        }
+        out.push(attrs);
+    }
+    Some(out)
+}
+
+/// `"T#3"` → Str, `3 : i64` → Int; other attribute kinds are not part of the pto dialect.
+fn parse_attr(text: &str) -> Option<Attr> {
+    if let Some(s) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+        return Some(Attr::Str(s.replace("\\22", "\"").replace("\\\\", "\\")));
+    }
+    let number = text.split(" : ").next()?.trim();
+    number.parse().ok().map(Attr::Int)
+}
+
+/// The `pto.*` attributes of an op (allocation results on re-imported output).
+fn discardable_attrs(
+    op: &OperationRef,
+    loc: &Location,
+    errors: &mut Vec<Diagnostic>,
+) -> BTreeMap<String, Attr> {
+    let mut out = BTreeMap::new();
+    for (name, value) in op.attributes() {
+        let name = name.as_string_ref().as_str().unwrap_or("").to_string();
+        if !name.starts_with("pto.") {
+            continue;
+        }
+        match parse_attr(&value.to_string()) {
+            Some(attr) => {
+                out.insert(name, attr);
+            }
+            None => errors.push(Diagnostic::error(
+                loc.clone(),
+                format!("attribute '{name}' must be an integer or a string, got '{value}'"),
+            )),
+        }
+    }
+    out
+}
+
+fn import_op(
+    frontend: &Frontend,
+    op: OperationRef,
+    lines: &[&str],
+    func: &mut Function,
+    values: &mut HashMap<*const std::ffi::c_void, ValueId>,
+    returned: &mut bool,
+) -> Result<(), Diagnostic> {
+    let loc = frontend.location(op.location());
+    let name = op_name(&op);
+    let operands = |values: &HashMap<_, ValueId>| -> Result<Vec<ValueId>, Diagnostic> {
+        op.operands()
+            .map(|v: Value| {
+                values.get(&v.to_raw().ptr).copied().ok_or_else(|| {
+                    Diagnostic::error(loc.clone(), "operand is not a tile value of this kernel")
+                })
+            })
+            .collect()
+    };
+    if name == "func.return" {
+        func.results = operands(values)?;
+        *returned = true;
+        return Ok(());
+    }
+    let Some(info) = ops::by_mlir_name(&name) else {
+        return Err(unknown_op(&name, loc));
+    };
+    if op.region_count() > 0 || op.successor_count() > 0 {
+        return Err(Diagnostic::error(
+            loc,
+            format!("'{name}' takes no regions or successors"),
+        ));
+    }
+    let expected = info.sources.len();
+    if op.operand_count() != expected {
+        let roles: Vec<&str> = info.sources.iter().map(|r| r.name()).collect();
+        return Err(Diagnostic::error(
+            loc,
+            format!(
+                "'{name}' takes {expected} operand{} ({}), got {}",
+                if expected == 1 { "" } else { "s" },
+                roles.join(", "),
+                op.operand_count()
+            ),
+        ));
+    }
+    if op.result_count() != 1 {
+        return Err(Diagnostic::error(
+            loc,
+            format!("'{name}' produces 1 result, got {}", op.result_count()),
+        ));
+    }
+    let args = operands(values)?;
+    let result = op
+        .result(0)
+        .map_err(|e| Diagnostic::error(loc.clone(), e.to_string()))?;
+    let ty = tile_type(result.r#type(), &loc, &format!("the result of '{name}'"))?;
+    let mut errors = Vec::new();
+    let attrs = discardable_attrs(&op, &loc, &mut errors);
+    if let Some(e) = errors.pop() {
+        return Err(e);
+    }
+    let id = func.push_op(info, args, ty, result_name_at(lines, &loc), loc);
+    func.ops.last_mut().expect("just pushed").attrs = attrs;
+    values.insert(result.to_raw().ptr, id);
+    Ok(())
+}
+
+fn unknown_op(name: &str, loc: Location) -> Diagnostic {
+    if let Some(mnemonic) = name.strip_prefix("pto.") {
+        let nearest = CATALOGUE
+            .iter()
+            .min_by_key(|op| edit_distance(&op.mnemonic.to_ascii_lowercase(), mnemonic))
+            .map(|op| op.mlir_name());
+        let hint = nearest.map_or(String::new(), |n| format!("; did you mean '{n}'?"));
+        Diagnostic::error(loc, format!("unknown op '{name}'{hint}"))
+    } else {
+        Diagnostic::error(
+            loc,
+            format!("cannot lower '{name}': ptoc compiles pto.* tile ops and func.return"),
+        )
+    }
+}
+
+/// Levenshtein distance, for "did you mean" hints.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_come_from_the_source_text() {
+        let lines = [
+            "func.func @k(%x: t, %y_1: t) {",
+            "  %m = \"pto.trowmax\"(%x)",
+        ];
+        assert_eq!(
+            ssa_name_at(&lines, &Location::new("f", 1, 14)),
+            Some("x".into())
+        );
+        assert_eq!(
+            ssa_name_at(&lines, &Location::new("f", 1, 21)),
+            Some("y_1".into())
+        );
+        assert_eq!(
+            result_name_at(&lines, &Location::new("f", 2, 8)),
+            Some("m".into())
+        );
+        assert_eq!(result_name_at(&lines, &Location::new("f", 2, 3)), None);
+        assert_eq!(ssa_name_at(&lines, &Location::new("f", 9, 1)), None);
+    }
+}
