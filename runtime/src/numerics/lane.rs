@@ -1,0 +1,185 @@
+//! Static per-type dispatch: one zero-sized [`Lane`] type per arithmetic DataType, so element loops
+//! are monomorphised per (op, type) and the hot path never branches on the DataType per element.
+//!
+//! [`with_lane`] is the single `match` from a runtime DataType to its lane.
+
+use super::format::{self, Format};
+use super::minmax::{float_pick, int_pick, Pick};
+use super::{float_arith, integer, Flags};
+use ptoc_isa::{DataType, ElementOp};
+
+/// The six same-type element operations of one DataType, plus its encoding checks.
+pub trait Lane {
+    const DTYPE: DataType;
+    fn add(a: u64, b: u64) -> (u64, Flags);
+    fn sub(a: u64, b: u64) -> (u64, Flags);
+    fn mul(a: u64, b: u64) -> (u64, Flags);
+    fn div(a: u64, b: u64) -> (u64, Flags);
+    fn max(a: u64, b: u64) -> (u64, Flags);
+    fn min(a: u64, b: u64) -> (u64, Flags);
+    /// Valid encoding (TF32/HF32 low bits zero; always true for the others).
+    fn valid(bits: u64) -> bool;
+    /// An integer zero (the divisors integer DIV rejects); false for every float.
+    fn is_int_zero(bits: u64) -> bool;
+}
+
+macro_rules! float_lane {
+    ($name:ident, $fmt:path, $dt:ident) => {
+        pub struct $name;
+        impl $name {
+            const FMT: &'static Format = &$fmt;
+        }
+        impl Lane for $name {
+            const DTYPE: DataType = DataType::$dt;
+            #[inline]
+            fn add(a: u64, b: u64) -> (u64, Flags) {
+                float_arith::add(Self::FMT, a, b)
+            }
+            #[inline]
+            fn sub(a: u64, b: u64) -> (u64, Flags) {
+                float_arith::sub(Self::FMT, a, b)
+            }
+            #[inline]
+            fn mul(a: u64, b: u64) -> (u64, Flags) {
+                float_arith::mul(Self::FMT, a, b)
+            }
+            #[inline]
+            fn div(a: u64, b: u64) -> (u64, Flags) {
+                float_arith::div(Self::FMT, a, b)
+            }
+            #[inline]
+            fn max(a: u64, b: u64) -> (u64, Flags) {
+                float_pick(Self::FMT, Pick::Max, a, b)
+            }
+            #[inline]
+            fn min(a: u64, b: u64) -> (u64, Flags) {
+                float_pick(Self::FMT, Pick::Min, a, b)
+            }
+            #[inline]
+            fn valid(bits: u64) -> bool {
+                Self::FMT.is_valid_encoding(bits)
+            }
+            #[inline]
+            fn is_int_zero(_: u64) -> bool {
+                false
+            }
+        }
+    };
+}
+
+macro_rules! int_lane {
+    ($name:ident, $signed:expr, $bits:expr, $dt:ident) => {
+        pub struct $name;
+        impl Lane for $name {
+            const DTYPE: DataType = DataType::$dt;
+            #[inline]
+            fn add(a: u64, b: u64) -> (u64, Flags) {
+                (integer::add($bits, a, b), 0)
+            }
+            #[inline]
+            fn sub(a: u64, b: u64) -> (u64, Flags) {
+                (integer::sub($bits, a, b), 0)
+            }
+            #[inline]
+            fn mul(a: u64, b: u64) -> (u64, Flags) {
+                (integer::mul($bits, a, b), 0)
+            }
+            #[inline]
+            fn div(a: u64, b: u64) -> (u64, Flags) {
+                integer::div($signed, $bits, a, b)
+            }
+            #[inline]
+            fn max(a: u64, b: u64) -> (u64, Flags) {
+                (int_pick($signed, $bits, Pick::Max, a, b), 0)
+            }
+            #[inline]
+            fn min(a: u64, b: u64) -> (u64, Flags) {
+                (int_pick($signed, $bits, Pick::Min, a, b), 0)
+            }
+            #[inline]
+            fn valid(_: u64) -> bool {
+                true
+            }
+            #[inline]
+            fn is_int_zero(bits: u64) -> bool {
+                bits & integer::width_mask($bits) == 0
+            }
+        }
+    };
+}
+
+float_lane!(Fp64, format::FP64, FP64);
+float_lane!(Fp32, format::FP32, FP32);
+float_lane!(Tf32, format::TF32, TF32);
+float_lane!(Hf32, format::HF32, HF32);
+float_lane!(Fp16, format::FP16, FP16);
+float_lane!(Bf16, format::BF16, BF16);
+float_lane!(E4m3, format::E4M3, E4M3);
+float_lane!(E5m2, format::E5M2, E5M2);
+int_lane!(S64, true, 64, S64);
+int_lane!(S32, true, 32, S32);
+int_lane!(S16, true, 16, S16);
+int_lane!(S8, true, 8, S8);
+int_lane!(U64, false, 64, U64);
+int_lane!(U32, false, 32, U32);
+int_lane!(U16, false, 16, U16);
+int_lane!(U8, false, 8, U8);
+
+/// A same-type element function on raw bits.
+pub type ElementFn = fn(u64, u64) -> (u64, Flags);
+
+/// Something generic over a lane, run once a DataType is known.
+pub trait LaneVisitor {
+    type Output;
+    fn visit<L: Lane>(self) -> Self::Output;
+}
+
+/// Run `visitor` with the lane of `dtype`; `None` for non-arithmetic types.
+pub fn with_lane<V: LaneVisitor>(dtype: DataType, visitor: V) -> Option<V::Output> {
+    Some(match dtype {
+        DataType::FP64 => visitor.visit::<Fp64>(),
+        DataType::FP32 => visitor.visit::<Fp32>(),
+        DataType::TF32 => visitor.visit::<Tf32>(),
+        DataType::HF32 => visitor.visit::<Hf32>(),
+        DataType::FP16 => visitor.visit::<Fp16>(),
+        DataType::BF16 => visitor.visit::<Bf16>(),
+        DataType::E4M3 => visitor.visit::<E4m3>(),
+        DataType::E5M2 => visitor.visit::<E5m2>(),
+        DataType::S64 => visitor.visit::<S64>(),
+        DataType::S32 => visitor.visit::<S32>(),
+        DataType::S16 => visitor.visit::<S16>(),
+        DataType::S8 => visitor.visit::<S8>(),
+        DataType::U64 => visitor.visit::<U64>(),
+        DataType::U32 => visitor.visit::<U32>(),
+        DataType::U16 => visitor.visit::<U16>(),
+        DataType::U8 => visitor.visit::<U8>(),
+        _ => return None,
+    })
+}
+
+/// The lane function of a same-type element op (`None` for EXPDIF, which is not a lane op).
+pub fn lane_fn<L: Lane>(op: ElementOp) -> Option<ElementFn> {
+    Some(match op {
+        ElementOp::Add => L::add,
+        ElementOp::Sub => L::sub,
+        ElementOp::Mul => L::mul,
+        ElementOp::Div => L::div,
+        ElementOp::Max => L::max,
+        ElementOp::Min => L::min,
+        ElementOp::ExpDif => return None,
+    })
+}
+
+/// One scalar element op (used by [`super::binary`]; the tile loops use lanes directly).
+pub struct ScalarBinary {
+    pub op: ElementOp,
+    pub a: u64,
+    pub b: u64,
+}
+
+impl LaneVisitor for ScalarBinary {
+    type Output = Option<(u64, Flags)>;
+    fn visit<L: Lane>(self) -> Option<(u64, Flags)> {
+        lane_fn::<L>(self.op).map(|f| f(self.a, self.b))
+    }
+}

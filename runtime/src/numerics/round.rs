@@ -1,0 +1,188 @@
+//! The one rounding routine: an exact value `±mant · 2^exp` to a float format, RNE, with flags.
+//!
+//! Every float result in the runtime is produced here, so rounding, gradual underflow (tininess
+//! detected after rounding), overflow (±inf, or the canonical NaN for E4M3, decision 7), signed
+//! zeros and the NX/UF/OF flags are decided in one place (facts §5.1–5.4).
+
+use super::format::{Class, Format, FP64};
+use super::{Flags, NX, OF, UF};
+
+/// `mant >> shift` rounded to nearest, ties to even, and whether any bit was dropped.
+fn shift_rne(mant: u128, shift: i32) -> (u128, bool) {
+    if shift <= 0 {
+        return (mant << (-shift) as u32, false);
+    }
+    if shift > 128 {
+        return (0, mant != 0);
+    }
+    let (q, rem) = if shift == 128 {
+        (0, mant)
+    } else {
+        (mant >> shift, mant & ((1u128 << shift) - 1))
+    };
+    let half = 1u128 << (shift - 1);
+    let up = rem > half || (rem == half && q & 1 == 1);
+    (q + up as u128, rem != 0)
+}
+
+/// Round the exact value `(-1)^negative · mant · 2^exp` to `fmt`.
+///
+/// `known_inexact` says the value itself is already an approximation (EXP), so NX (and UF when the
+/// result is tiny) are raised even if this last rounding is exact.
+pub fn round_exact(
+    fmt: &Format,
+    negative: bool,
+    mant: u128,
+    exp: i32,
+    known_inexact: bool,
+) -> (u64, Flags) {
+    if mant == 0 {
+        let flags = if known_inexact { UF | NX } else { 0 };
+        return (fmt.zero(negative), flags);
+    }
+    let precision = fmt.frac_bits as i32 + 1;
+    let msb = 127 - mant.leading_zeros() as i32;
+    let top = msb + exp;
+    let emin = fmt.emin();
+    // Tininess after rounding: the result rounded to full precision with an unbounded exponent
+    // is still below 2^emin.
+    let tiny = top < emin && {
+        let (q, _) = shift_rne(mant, msb + 1 - precision);
+        let carried = q >> precision != 0;
+        top + (carried as i32) < emin
+    };
+    let lsb = (top + 1 - precision).max(emin - fmt.frac_bits as i32);
+    let (mut q, dropped) = shift_rne(mant, lsb - exp);
+    let mut lsb = lsb;
+    if q >> precision != 0 {
+        q >>= 1;
+        lsb += 1;
+    }
+    let inexact = dropped || known_inexact;
+    let mut flags = if inexact { NX } else { 0 };
+    if tiny && inexact {
+        flags |= UF;
+    }
+    if q == 0 {
+        return (fmt.zero(negative), flags);
+    }
+    let frac_mask = (1u128 << fmt.frac_bits) - 1;
+    let normal = q >> fmt.frac_bits != 0;
+    let biased = if normal {
+        (lsb + fmt.frac_bits as i32 + fmt.bias()) as i64
+    } else {
+        0
+    };
+    let frac = (q & frac_mask) as u64;
+    if fmt.exceeds_max_finite(biased as u64, frac) {
+        return (fmt.inf_or_nan(negative), OF | NX);
+    }
+    (fmt.pack(negative, biased as u64, frac), flags)
+}
+
+/// Round a binary64 value to `fmt` (one RNE rounding of the f64 value itself).
+pub fn round_f64(fmt: &Format, value: f64, known_inexact: bool) -> (u64, Flags) {
+    let u = FP64.unpack(value.to_bits());
+    match u.class {
+        Class::Finite { mant, exp } => {
+            round_exact(fmt, u.negative, mant as u128, exp, known_inexact)
+        }
+        Class::Zero => round_exact(fmt, u.negative, 0, 0, known_inexact),
+        Class::Inf => (fmt.inf_or_nan(u.negative), 0),
+        Class::Nan { .. } => (fmt.canonical_nan, 0),
+    }
+}
+
+/// The exact binary64 value of a finite or infinite element (every supported format widens
+/// exactly into binary64); NaNs give a quiet NaN.
+pub fn to_f64(fmt: &Format, bits: u64) -> f64 {
+    let u = fmt.unpack(bits);
+    let magnitude = match u.class {
+        Class::Zero => 0.0,
+        Class::Inf => f64::INFINITY,
+        Class::Nan { .. } => f64::NAN,
+        Class::Finite { mant, exp } => {
+            let (r, _) = round_exact(&FP64, false, mant as u128, exp, false);
+            f64::from_bits(r)
+        }
+    };
+    if u.negative {
+        -magnitude
+    } else {
+        magnitude
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::format::*;
+    use super::*;
+
+    #[test]
+    fn ties_go_to_even_and_overflow_follows_the_format() {
+        // 1 + 2^-11 is a tie between 1 and 1+2^-10 in FP16: even is 1.
+        assert_eq!(
+            round_exact(&FP16, false, (1 << 11) + 1, -11, false),
+            (0x3C00, NX)
+        );
+        // 1 + 3·2^-11 ties up to 1 + 2^-9.
+        assert_eq!(
+            round_exact(&FP16, false, (1 << 11) + 3, -11, false),
+            (0x3C02, NX)
+        );
+        // 65520 = midpoint of 65504 and 65536 rounds to even (65536) -> overflow to inf.
+        assert_eq!(
+            round_exact(&FP16, false, 65520, 0, false),
+            (0x7C00, OF | NX)
+        );
+        assert_eq!(round_exact(&FP16, true, 65519, 0, false), (0xFBFF, NX));
+        // E4M3: 464 ties to 448 (even), 465 overflows to NaN.
+        assert_eq!(round_exact(&E4M3, false, 464, 0, false), (0x7E, NX));
+        assert_eq!(round_exact(&E4M3, false, 465, 0, false), (0x7F, OF | NX));
+        assert_eq!(round_exact(&E5M2, true, 1 << 20, 0, false), (0xFC, OF | NX));
+    }
+
+    #[test]
+    fn subnormals_and_tininess_after_rounding() {
+        // FP32 min subnormal 2^-149, exact: no flags.
+        assert_eq!(round_exact(&FP32, false, 1, -149, false), (1, 0));
+        // 2^-150 ties to even -> +0 with UF|NX.
+        assert_eq!(round_exact(&FP32, false, 1, -150, false), (0, UF | NX));
+        // 3·2^-151 rounds to 2^-149 (subnormal) with UF.
+        assert_eq!(
+            round_exact(&FP32, true, 3, -151, false),
+            (0x8000_0001, UF | NX)
+        );
+        // (2^25-1)·2^-151 rounds to 2^-126 even with an unbounded exponent: not tiny, NX only.
+        assert_eq!(
+            round_exact(&FP32, false, (1 << 25) - 1, -151, false),
+            (0x0080_0000, NX)
+        );
+        // (2^24-1)·2^-150 is exact at full precision (so tiny after rounding) but rounds up to
+        // 2^-126 in the subnormal range: UF|NX.
+        assert_eq!(
+            round_exact(&FP32, false, (1 << 24) - 1, -150, false),
+            (0x0080_0000, UF | NX)
+        );
+        // TF32 keeps 10 fraction bits, low 13 carrier bits zero.
+        assert_eq!(
+            round_exact(&TF32, false, (1 << 23) + (1 << 12) + 1, -23, false),
+            (0x3F80_2000, NX)
+        );
+        assert_eq!(
+            round_exact(&HF32, false, (1 << 23) + (1 << 12), -23, false),
+            (0x3F80_1000, 0)
+        );
+    }
+
+    #[test]
+    fn f64_round_trip() {
+        for x in [1.5f64, -0.0, 1e-310, 6.5e4, -3.0e38] {
+            let (b, _) = round_f64(&FP64, x, false);
+            assert_eq!(b, x.to_bits());
+            assert_eq!(to_f64(&FP64, b).to_bits(), x.to_bits());
+        }
+        assert_eq!(to_f64(&E4M3, 0x7E), 448.0);
+        assert_eq!(to_f64(&FP16, 0x0001), 2f64.powi(-24));
+    }
+}
