@@ -173,7 +173,13 @@ fn convert_diagnostic(
         notes: Vec::new(),
     };
     for i in 0..diag.note_count() {
-        if let Ok(note) = diag.note(i) {
+        // MLIR echoes the failing op in generic form as a note; our caret already shows it, and
+        // mlir-opt drops it under --verify-diagnostics (the C API cannot switch it off).
+        if let Some(note) = diag
+            .note(i)
+            .ok()
+            .filter(|n| !n.to_string().starts_with("see current operation"))
+        {
             out.notes
                 .push((convert_location(note.location(), names), note.to_string()));
         }

@@ -13,4 +13,3 @@ pub use driver::{Driver, Emit, Options};
 pub use ptoc_dialect as dialect;
 pub use ptoc_ir as ir;
 pub use ptoc_isa as isa;
-pub use ptoc_passes as passes;
