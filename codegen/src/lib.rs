@@ -1,1 +1,101 @@
-//! (filled by later work)
+//! ptoc code generation: allocated tile IR → bundles → canonical assembly, words and ELF objects,
+//! and back (assembler, ELF reader, disassembler).
+//!
+//! A [`Kernel`] is the unit every format carries: a name, its bundles (32-bit words grouped from
+//! `BSTART` to `BSTOP`) and its [`KernelMeta`] (the registers and shapes of its arguments and
+//! results, which the loader needs). [`lower_function`] makes one from an allocated
+//! [`ptoc_ir::Function`]; [`print_asm`]/[`assemble`] and [`write_elf`]/[`read_elf`] convert it
+//! losslessly to text and to an object file.
+
+pub mod asm_parse;
+pub mod asm_print;
+pub mod elf;
+pub mod lower;
+pub mod metadata;
+mod syntax;
+
+pub use asm_parse::assemble;
+pub use asm_print::{disassemble, print_asm, print_words};
+pub use elf::{read_elf, write_elf, ElfError, E_MACHINE_PTO};
+pub use lower::lower_function;
+pub use metadata::{KernelMeta, MetaError, TileMeta, METADATA_SECTION, METADATA_VERSION};
+
+use ptoc_isa::encoding::BSTART_TEPL_MATCH;
+use ptoc_isa::Instruction;
+
+/// Where a bundle came from in the source, for the comment line above it
+/// (`; %0 = pto.trowexpandmax  (kernel.mlir:3:8)`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    /// The SSA name of the op's result, without `%`.
+    pub value: String,
+    /// The source op name (`pto.trowexpandmax`).
+    pub op: String,
+    pub loc: ptoc_ir::Location,
+}
+
+/// One bundle: the words from a `BSTART` to its `BSTOP`. Words that do not belong to a bundle
+/// (read back from a hand-written object) form bundles of their own.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Bundle {
+    pub origin: Option<Origin>,
+    pub words: Vec<u32>,
+}
+
+/// A compiled kernel: what one ELF `STT_FUNC` symbol and one metadata record describe.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kernel {
+    pub name: String,
+    pub bundles: Vec<Bundle>,
+    pub meta: KernelMeta,
+}
+
+impl Kernel {
+    /// All words of the kernel in order.
+    pub fn words(&self) -> Vec<u32> {
+        self.bundles
+            .iter()
+            .flat_map(|b| b.words.iter().copied())
+            .collect()
+    }
+}
+
+/// True for a word that opens a bundle (any BSTART.TEPL, decodable or not).
+fn opens_bundle(word: u32) -> bool {
+    word & 0x000F_FFFF == BSTART_TEPL_MATCH
+}
+
+/// Group a word stream into bundles: a bundle starts at each BSTART and ends after each BSTOP.
+pub fn group_bundles(words: &[u32]) -> Vec<Bundle> {
+    let mut bundles: Vec<Bundle> = Vec::new();
+    let mut open = false;
+    for &word in words {
+        if !open || opens_bundle(word) {
+            bundles.push(Bundle::default());
+        }
+        if let Some(last) = bundles.last_mut() {
+            last.words.push(word);
+        }
+        open = Instruction::decode(word) != Ok(Instruction::BStop);
+    }
+    bundles
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grouping_splits_at_bstart_and_after_bstop() {
+        let words = [0x0C91_9181, 0x0100_0043, 0x1, 0x0100_0043, 0x0801_9181, 0x1];
+        let groups: Vec<Vec<u32>> = group_bundles(&words).into_iter().map(|b| b.words).collect();
+        assert_eq!(
+            groups,
+            vec![
+                vec![0x0C91_9181, 0x0100_0043, 0x1],
+                vec![0x0100_0043],
+                vec![0x0801_9181, 0x1]
+            ]
+        );
+    }
+}

@@ -1,0 +1,996 @@
+//! The assembler: canonical PTO bundle assembly and the spec's variants → kernels.
+//!
+//! Accepted syntax, one statement per line or several separated by `;` (a `;` starting a line, or
+//! followed by something that is not a mnemonic or directive, begins a comment; so does `//`):
+//!
+//! - `BSTART.SFU OP, DT` / `BSTART.VEC OP, DT` (the alias must be the op's engine) and
+//!   `BSTART.TEPL Mode, Function, DT`;
+//! - `B.DATR` with `Key=Value` items (`DataType`, `PadValue`, `ByteId`, `CMode`, `RMode`, `Sat`,
+//!   `Canonicalize`, `Layout`), bare values (`B.DATR FP32, Zero`), or the 7-field
+//!   `{Layout, DataType, Pad, CMode, RMode, Sat, Canonicalize}` form; omitted fields are 0;
+//! - `B.DIM LB0=16`, `B.DIM LB0, 16`, `B.DIM zero, 16, ->LB0`;
+//! - `B.IOT [T#k[, T#k],] mask=1111[, last|<last>][, ->T<SizeCode>]`;
+//! - `B.IOR [gpr[, gpr[, gpr]]][, ->gpr]`, `B.IOS Sn, mask=1111[, ->S<SizeCode>]`, `BSTOP`;
+//! - `.word 0x…` (any 32-bit word), and the kernel directives `.kernel`, `.pe_mask`, `.spec`,
+//!   `.arg`, `.result` (see `codegen/METADATA.md`).
+//!
+//! Every error is a [`Diagnostic`] at the offending token's `file:line:col`.
+
+use crate::metadata::{parse_register, TileMeta};
+use crate::syntax::{
+    cmode_by_name, gpr_by_name, layout_by_name, rmode_by_name, DTYPE_NONE_NAME, GPR_NAMES,
+};
+use crate::{group_bundles, Kernel, KernelMeta};
+use ptoc_ir::{Diagnostic, Location};
+use ptoc_isa::encoding::{BStart, Datr, Dim, Ior, Ios, Iot, IotSources};
+use ptoc_isa::ops::{self, tepl_function_accepted};
+use ptoc_isa::{DataType, Hand, Instruction, PadValue, PeMask, SizeCode, TileReg, SPEC_VERSION};
+use std::collections::HashSet;
+use std::sync::Arc;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Word,
+    Str,
+    Comma,
+    Eq,
+    Lt,
+    Gt,
+    Arrow,
+    LBrace,
+    RBrace,
+    Semi,
+}
+
+#[derive(Clone, Debug)]
+struct Tok {
+    kind: Kind,
+    text: String,
+    col: u32,
+}
+
+fn is_word_char(c: char, next: Option<char>) -> bool {
+    c.is_ascii_alphanumeric()
+        || matches!(c, '_' | '.' | '#' | '$')
+        || (c == '-' && next != Some('>'))
+}
+
+/// Does a statement start with this word (so a `;` before it separates rather than comments)?
+fn starts_statement(word: &str) -> bool {
+    let w = word.to_ascii_uppercase();
+    w.starts_with('.')
+        || w.starts_with("B.")
+        || w.starts_with("BSTART")
+        || w == "BSTOP"
+        || w.starts_with("C.B")
+        || w.starts_with("L.B")
+}
+
+/// Split one line into tokens, dropping comments. Errors carry the 1-based column.
+fn lex_line(line: &str) -> Result<Vec<Tok>, (u32, String)> {
+    let chars: Vec<char> = line.chars().collect();
+    let mut toks = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let col = i as u32 + 1;
+        let next = chars.get(i + 1).copied();
+        let single = |kind| Tok {
+            kind,
+            text: c.to_string(),
+            col,
+        };
+        match c {
+            c if c.is_whitespace() => i += 1,
+            '/' if next == Some('/') => break,
+            ';' => {
+                let rest: String = chars[i + 1..].iter().collect();
+                let rest = rest.trim_start();
+                let word: String = rest
+                    .chars()
+                    .take_while(|&c| is_word_char(c, None))
+                    .collect();
+                if toks.is_empty() || !starts_statement(&word) {
+                    break;
+                }
+                toks.push(single(Kind::Semi));
+                i += 1;
+            }
+            ',' | '=' | '<' | '>' | '{' | '}' => {
+                toks.push(single(match c {
+                    ',' => Kind::Comma,
+                    '=' => Kind::Eq,
+                    '<' => Kind::Lt,
+                    '>' => Kind::Gt,
+                    '{' => Kind::LBrace,
+                    _ => Kind::RBrace,
+                }));
+                i += 1;
+            }
+            '-' if next == Some('>') => {
+                toks.push(Tok {
+                    kind: Kind::Arrow,
+                    text: "->".into(),
+                    col,
+                });
+                i += 2;
+            }
+            '"' => {
+                let (text, len) = lex_string(&chars[i..]).map_err(|(off, m)| (col + off, m))?;
+                toks.push(Tok {
+                    kind: Kind::Str,
+                    text,
+                    col,
+                });
+                i += len;
+            }
+            c if is_word_char(c, next) => {
+                let start = i;
+                while i < chars.len() && is_word_char(chars[i], chars.get(i + 1).copied()) {
+                    i += 1;
+                }
+                toks.push(Tok {
+                    kind: Kind::Word,
+                    text: chars[start..i].iter().collect(),
+                    col,
+                });
+            }
+            c => return Err((col, format!("unexpected character {c:?}"))),
+        }
+    }
+    Ok(toks)
+}
+
+/// A `"…"` string at the start of `chars`: its value and its length in chars.
+fn lex_string(chars: &[char]) -> Result<(String, usize), (u32, String)> {
+    let mut out = String::new();
+    let mut i = 1;
+    while let Some(&c) = chars.get(i) {
+        match c {
+            '"' => return Ok((out, i + 1)),
+            '\\' => {
+                match chars.get(i + 1) {
+                    Some('"') => out.push('"'),
+                    Some('\\') => out.push('\\'),
+                    Some('u') if chars.get(i + 2) == Some(&'{') => {
+                        let hex: String =
+                            chars[i + 3..].iter().take_while(|&&c| c != '}').collect();
+                        let ch = u32::from_str_radix(&hex, 16)
+                            .ok()
+                            .filter(|_| chars.get(i + 3 + hex.len()) == Some(&'}'))
+                            .and_then(char::from_u32)
+                            .ok_or((i as u32, "bad \\u{…} escape".to_string()))?;
+                        out.push(ch);
+                        i += hex.len() + 2;
+                    }
+                    _ => return Err((i as u32, "unknown escape in string".into())),
+                }
+                i += 2;
+            }
+            c => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    Err((0, "unterminated string".into()))
+}
+
+/// The tokens of one statement being parsed.
+struct Cursor<'a> {
+    toks: &'a [Tok],
+    pos: usize,
+    file: &'a Arc<str>,
+    line: u32,
+    /// Column just after the statement, for "expected … at end" errors.
+    end_col: u32,
+}
+
+type PResult<T> = Result<T, Diagnostic>;
+
+impl<'a> Cursor<'a> {
+    fn loc(&self, col: u32) -> Location {
+        Location::new(self.file.clone(), self.line, col)
+    }
+    fn error_at<T>(&self, col: u32, message: impl Into<String>) -> PResult<T> {
+        Err(Diagnostic::error(self.loc(col), message))
+    }
+    fn col(&self) -> u32 {
+        self.toks.get(self.pos).map_or(self.end_col, |t| t.col)
+    }
+    fn peek(&self) -> Option<&'a Tok> {
+        self.toks.get(self.pos)
+    }
+    fn at(&self, kind: Kind) -> bool {
+        self.peek().is_some_and(|t| t.kind == kind)
+    }
+    fn eat(&mut self, kind: Kind) -> bool {
+        let hit = self.at(kind);
+        if hit {
+            self.pos += 1;
+        }
+        hit
+    }
+    fn found(&self) -> String {
+        self.peek()
+            .map_or("end of statement".into(), |t| format!("'{}'", t.text))
+    }
+    fn expect(&mut self, kind: Kind, what: &str) -> PResult<&'a Tok> {
+        match self.peek() {
+            Some(t) if t.kind == kind => {
+                self.pos += 1;
+                Ok(t)
+            }
+            _ => self.error_at(
+                self.col(),
+                format!("expected {what}, found {}", self.found()),
+            ),
+        }
+    }
+    fn word(&mut self, what: &str) -> PResult<&'a Tok> {
+        self.expect(Kind::Word, what)
+    }
+    fn comma(&mut self) -> PResult<()> {
+        self.expect(Kind::Comma, "','").map(|_| ())
+    }
+    fn end(&self) -> PResult<()> {
+        match self.peek() {
+            None => Ok(()),
+            Some(t) => self.error_at(t.col, format!("unexpected '{}'", t.text)),
+        }
+    }
+    /// A decimal or `0x` number in `0..=max`.
+    fn number(&mut self, what: &str, max: u64) -> PResult<u64> {
+        let tok = self.word(what)?;
+        parse_number(&tok.text).filter(|&n| n <= max).map_or_else(
+            || {
+                self.error_at(
+                    tok.col,
+                    format!("{what} must be a number in 0..={max}, found '{}'", tok.text),
+                )
+            },
+            Ok,
+        )
+    }
+    /// A word looked up with `find`, or an error naming `what` it should be.
+    fn named<T>(&mut self, what: &str, find: impl Fn(&str) -> Option<T>) -> PResult<T> {
+        let tok = self.word(what)?;
+        find(&tok.text).map_or_else(
+            || self.error_at(tok.col, format!("unknown {what} '{}'", tok.text)),
+            Ok,
+        )
+    }
+    fn dtype(&mut self) -> PResult<DataType> {
+        let tok = self.word("a DataType")?;
+        if tok.text.eq_ignore_ascii_case(DTYPE_NONE_NAME) {
+            return self.error_at(tok.col, "DTYPE_NONE is reserved in BSTART");
+        }
+        DataType::from_name(&tok.text).map_or_else(
+            || self.error_at(tok.col, format!("unknown DataType '{}'", tok.text)),
+            Ok,
+        )
+    }
+    /// `mask=1111` with an encodable mask.
+    fn mask(&mut self) -> PResult<PeMask> {
+        self.word("'mask'")?;
+        self.expect(Kind::Eq, "'='")?;
+        let tok = self.word("a 4-digit PE mask")?;
+        PeMask::parse(&tok.text).map_or_else(
+            || {
+                self.error_at(
+                    tok.col,
+                    format!(
+                        "PE mask '{}' cannot be encoded (PEMode encodes 0000, 1000, 0100, 0010, \
+                         0001, 1100, 1110, 1111)",
+                        tok.text
+                    ),
+                )
+            },
+            Ok,
+        )
+    }
+    /// `-> H < n >` with `n` in `1..=max`; `H` is the hand letter (or `S` for shared).
+    fn destination(&mut self, hands: &str, max: u64) -> PResult<(char, u64)> {
+        self.expect(Kind::Arrow, "'->'")?;
+        let tok = self.word("a destination hand")?;
+        let mut chars = tok.text.chars();
+        let letter = chars.next().map(|c| c.to_ascii_uppercase());
+        match letter {
+            Some(l) if hands.contains(l) && chars.as_str().is_empty() => {}
+            Some(l) if hands.contains(l) => {
+                return self.error_at(
+                    tok.col,
+                    format!("destination register numbers cannot be encoded (the hardware renames); write ->{l}<SizeCode>"),
+                )
+            }
+            _ => return self.error_at(tok.col, format!("unknown destination hand '{}'", tok.text)),
+        }
+        self.expect(Kind::Lt, "'<'")?;
+        let col = self.col();
+        let size = self.number("SizeCode", max)?;
+        if size == 0 {
+            return self.error_at(col, format!("SizeCode must be in 1..={max}"));
+        }
+        self.expect(Kind::Gt, "'>'")?;
+        Ok((letter.unwrap_or('T'), size))
+    }
+}
+
+fn parse_number(text: &str) -> Option<u64> {
+    match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) if !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            u64::from_str_radix(hex, 16).ok()
+        }
+        Some(_) => None,
+        None if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => text.parse().ok(),
+        None => None,
+    }
+}
+
+/// One statement's result.
+enum Stmt {
+    Word(u32),
+    Kernel(String),
+    PeMask(PeMask),
+    Spec(String),
+    Arg(TileMeta),
+    Result(TileMeta),
+}
+
+fn parse_statement(c: &mut Cursor) -> PResult<Stmt> {
+    let head = c.word("an instruction or directive")?;
+    let upper = head.text.to_ascii_uppercase();
+    if let Some(alias) = upper.strip_prefix("BSTART.") {
+        let inst = match alias {
+            "TEPL" => parse_tepl(c)?,
+            "SFU" | "VEC" => parse_bstart_alias(c, alias)?,
+            _ => {
+                return c.error_at(
+                    head.col,
+                    format!(
+                    "'{}' is not a tile-element block start (BSTART.SFU, BSTART.VEC, BSTART.TEPL)",
+                    head.text
+                ),
+                )
+            }
+        };
+        return finish(c, inst);
+    }
+    let inst = match upper.as_str() {
+        "B.DATR" => parse_datr(c)?,
+        "B.DIM" => parse_dim(c)?,
+        "B.IOT" => parse_iot(c)?,
+        "B.IOR" => parse_ior(c)?,
+        "B.IOS" => parse_ios(c)?,
+        "BSTOP" => Instruction::BStop,
+        "C.B.DIMI" | "C.BSTOP" | "L.BSTOP" => {
+            return c.error_at(
+                head.col,
+                format!(
+                    "{} is not a 32-bit instruction; ptoc emits only 32-bit words",
+                    head.text
+                ),
+            )
+        }
+        ".WORD" => {
+            let w = c.number("a 32-bit word", u32::MAX as u64)? as u32;
+            c.end()?;
+            return Ok(Stmt::Word(w));
+        }
+        ".KERNEL" => {
+            let name = name(c)?;
+            c.end()?;
+            return Ok(Stmt::Kernel(name));
+        }
+        ".PE_MASK" => {
+            let tok = c.word("a PE mask")?;
+            let mask = PeMask::parse(&tok.text).map_or_else(
+                || c.error_at(tok.col, format!("PE mask '{}' cannot be encoded", tok.text)),
+                Ok,
+            )?;
+            c.end()?;
+            return Ok(Stmt::PeMask(mask));
+        }
+        ".SPEC" => {
+            let tok = c.word("a spec version")?;
+            if tok.text != SPEC_VERSION {
+                return c.error_at(
+                    tok.col,
+                    format!(
+                        "spec version '{}' is not the supported {SPEC_VERSION}",
+                        tok.text
+                    ),
+                );
+            }
+            c.end()?;
+            return Ok(Stmt::Spec(tok.text.clone()));
+        }
+        ".ARG" => return parse_tile(c).map(Stmt::Arg),
+        ".RESULT" => return parse_tile(c).map(Stmt::Result),
+        _ => {
+            return c.error_at(
+                head.col,
+                format!("unknown mnemonic or directive '{}'", head.text),
+            )
+        }
+    };
+    finish(c, inst)
+}
+
+/// Check the statement is over and the instruction encodes to itself.
+fn finish(c: &mut Cursor, inst: Instruction) -> PResult<Stmt> {
+    c.end()?;
+    let word = inst.encode();
+    match Instruction::decode(word) {
+        Ok(back) if back == inst => Ok(Stmt::Word(word)),
+        Ok(_) => c.error_at(
+            c.toks.first().map_or(1, |t| t.col),
+            "instruction has no exact encoding",
+        ),
+        Err(e) => c.error_at(c.toks.first().map_or(1, |t| t.col), e.to_string()),
+    }
+}
+
+fn parse_bstart_alias(c: &mut Cursor, alias: &str) -> PResult<Instruction> {
+    let tok = c.word("a tile op mnemonic")?;
+    let Some(op) = ops::by_mnemonic(&tok.text) else {
+        return c.error_at(tok.col, format!("unknown tile op '{}'", tok.text));
+    };
+    if op.engine.alias() != alias {
+        return c.error_at(
+            tok.col,
+            format!(
+                "{} runs on the {} engine: write BSTART.{} {}",
+                op.mnemonic,
+                op.engine.alias(),
+                op.engine.alias(),
+                op.mnemonic
+            ),
+        );
+    }
+    c.comma()?;
+    let dtype = c.dtype()?;
+    Ok(Instruction::BStart(BStart {
+        mode: op.mode,
+        function: op.function,
+        dtype,
+    }))
+}
+
+fn parse_tepl(c: &mut Cursor) -> PResult<Instruction> {
+    let mode = c.number("Mode", 3)? as u32;
+    c.comma()?;
+    let col = c.col();
+    let function = c.number("Function", 31)? as u32;
+    if !tepl_function_accepted(mode, function) {
+        return c.error_at(
+            col,
+            format!("Mode {mode} Function {function} is not an accepted TEPL selector"),
+        );
+    }
+    c.comma()?;
+    let dtype = c.dtype()?;
+    Ok(Instruction::BStart(BStart {
+        mode: mode as u8,
+        function: function as u8,
+        dtype,
+    }))
+}
+
+/// The B.DATR fields as they are given, so duplicates can be reported.
+#[derive(Default)]
+struct DatrFields {
+    seen: HashSet<&'static str>,
+    datr: Option<Datr>,
+}
+
+impl DatrFields {
+    fn set(
+        &mut self,
+        c: &Cursor,
+        col: u32,
+        field: &'static str,
+        apply: impl FnOnce(&mut Datr),
+    ) -> PResult<()> {
+        if !self.seen.insert(field) {
+            return c.error_at(col, format!("B.DATR {field} given twice"));
+        }
+        apply(
+            self.datr
+                .get_or_insert(Datr::with(Some(DataType::FP64), PadValue::Zero)),
+        );
+        Ok(())
+    }
+}
+
+/// A B.DATR DataType field value: a DataType or DTYPE_NONE.
+fn datr_dtype(text: &str) -> Option<Option<DataType>> {
+    if text.eq_ignore_ascii_case(DTYPE_NONE_NAME) {
+        Some(None)
+    } else {
+        DataType::from_name(text).map(Some)
+    }
+}
+
+fn flag(c: &mut Cursor, what: &str) -> PResult<bool> {
+    Ok(c.number(what, 1)? == 1)
+}
+
+fn pad_value(c: &mut Cursor) -> PResult<PadValue> {
+    let tok = c.word("a PadValue")?;
+    PadValue::from_name(&tok.text)
+        .or_else(|| {
+            parse_number(&tok.text)
+                .filter(|&n| n <= 3)
+                .map(|n| PadValue::from_code(n as u32))
+        })
+        .map_or_else(
+            || {
+                c.error_at(
+                    tok.col,
+                    format!(
+                        "unknown PadValue '{}' (Zero, Max, Min, Null or 0..=3)",
+                        tok.text
+                    ),
+                )
+            },
+            Ok,
+        )
+}
+
+fn parse_datr(c: &mut Cursor) -> PResult<Instruction> {
+    let mut d = Datr::with(Some(DataType::FP64), PadValue::Zero);
+    if c.eat(Kind::LBrace) {
+        d.layout = c.named("Layout", layout_by_name)?;
+        c.comma()?;
+        d.dtype = c.named("B.DATR DataType", datr_dtype)?;
+        c.comma()?;
+        d.pad = pad_value(c)?;
+        c.comma()?;
+        d.cmode = c.named("CMode", cmode_by_name)?;
+        c.comma()?;
+        d.rmode = c.named("RMode", rmode_by_name)?;
+        c.comma()?;
+        d.sat = flag(c, "Sat")?;
+        c.comma()?;
+        d.canonicalize = flag(c, "Canonicalize")?;
+        c.expect(Kind::RBrace, "'}'")?;
+        return Ok(Instruction::BDatr(d));
+    }
+    let mut fields = DatrFields::default();
+    let mut first = true;
+    while c.peek().is_some() {
+        if !first {
+            c.comma()?;
+        }
+        first = false;
+        let tok = c.word("a B.DATR field")?;
+        let col = tok.col;
+        if c.eat(Kind::Eq) {
+            match tok.text.to_ascii_lowercase().as_str() {
+                "datatype" => {
+                    let v = c.named("B.DATR DataType", datr_dtype)?;
+                    fields.set(c, col, "DataType", |d| d.dtype = v)?;
+                }
+                "padvalue" | "byteid" => {
+                    let v = pad_value(c)?;
+                    fields.set(c, col, "PadValue", |d| d.pad = v)?;
+                }
+                "cmode" => {
+                    let v = c.named("CMode", cmode_by_name)?;
+                    fields.set(c, col, "CMode", |d| d.cmode = v)?;
+                }
+                "rmode" => {
+                    let v = c.named("RMode", rmode_by_name)?;
+                    fields.set(c, col, "RMode", |d| d.rmode = v)?;
+                }
+                "layout" => {
+                    let v = c.named("Layout", layout_by_name)?;
+                    fields.set(c, col, "Layout", |d| d.layout = v)?;
+                }
+                "sat" => {
+                    let v = flag(c, "Sat")?;
+                    fields.set(c, col, "Sat", |d| d.sat = v)?;
+                }
+                "canonicalize" | "canon" => {
+                    let v = flag(c, "Canonicalize")?;
+                    fields.set(c, col, "Canonicalize", |d| d.canonicalize = v)?;
+                }
+                _ => return c.error_at(col, format!("unknown B.DATR field '{}'", tok.text)),
+            }
+            continue;
+        }
+        // A bare value: its spelling says which field it sets.
+        let text = tok.text.as_str();
+        if let Some(v) = datr_dtype(text) {
+            fields.set(c, col, "DataType", |d| d.dtype = v)?;
+        } else if let Some(v) = PadValue::from_name(text) {
+            fields.set(c, col, "PadValue", |d| d.pad = v)?;
+        } else if let Some(v) = rmode_by_name(text) {
+            fields.set(c, col, "RMode", |d| d.rmode = v)?;
+        } else if let Some(v) = layout_by_name(text) {
+            fields.set(c, col, "Layout", |d| d.layout = v)?;
+        } else if let Some(v) = cmode_by_name(text).filter(|_| !text.eq_ignore_ascii_case("None")) {
+            fields.set(c, col, "CMode", |d| d.cmode = v)?;
+        } else {
+            return c.error_at(col, format!("unknown B.DATR value '{text}'"));
+        }
+    }
+    Ok(Instruction::BDatr(fields.datr.unwrap_or(d)))
+}
+
+/// `LB0`/`LB1`/`LB2` → 0/1/2.
+fn loop_bound(text: &str) -> Option<u8> {
+    match text.to_ascii_uppercase().as_str() {
+        "LB0" => Some(0),
+        "LB1" => Some(1),
+        "LB2" => Some(2),
+        _ => None,
+    }
+}
+
+const UIMM17_MAX: u64 = (1 << 17) - 1;
+
+fn parse_dim(c: &mut Cursor) -> PResult<Instruction> {
+    let tok = c.word("LB0/LB1/LB2 or a GPR")?;
+    if let Some(lb) = loop_bound(&tok.text) {
+        if !c.eat(Kind::Eq) {
+            c.comma()?;
+        }
+        let imm = c.number("dimension", UIMM17_MAX)? as u32;
+        return Ok(Instruction::BDim(Dim { lb, reg: 0, imm }));
+    }
+    let Some(reg) = gpr_by_name(&tok.text) else {
+        return c.error_at(
+            tok.col,
+            format!(
+                "expected LB0/LB1/LB2 or a GPR ({}), found '{}'",
+                GPR_NAMES.join(", "),
+                tok.text
+            ),
+        );
+    };
+    c.comma()?;
+    let imm = c.number("immediate", UIMM17_MAX)? as u32;
+    c.comma()?;
+    c.expect(Kind::Arrow, "'->'")?;
+    let lb = c.named("loop bound (LB0, LB1, LB2)", loop_bound)?;
+    Ok(Instruction::BDim(Dim { lb, reg, imm }))
+}
+
+fn source_register(c: &mut Cursor) -> PResult<TileReg> {
+    let tok = c.word("a source register")?;
+    if let Some(r) = parse_register(&tok.text) {
+        return Ok(r);
+    }
+    let numbered = tok.text.len() > 1 && tok.text[1..].bytes().all(|b| b.is_ascii_digit());
+    if numbered && tok.text.starts_with(['T', 'U', 'M', 'N']) {
+        return c.error_at(
+            tok.col,
+            format!(
+                "write sources as absolute register names like {}#1, not '{}'",
+                &tok.text[..1],
+                tok.text
+            ),
+        );
+    }
+    c.error_at(
+        tok.col,
+        format!(
+            "expected a source register (T#1…N#16), found '{}'",
+            tok.text
+        ),
+    )
+}
+
+fn parse_iot(c: &mut Cursor) -> PResult<Instruction> {
+    let mut regs = Vec::new();
+    while !c
+        .peek()
+        .is_some_and(|t| t.text.eq_ignore_ascii_case("mask"))
+    {
+        if regs.len() == 2 {
+            return c.error_at(
+                c.col(),
+                format!("expected 'mask=' after two sources, found {}", c.found()),
+            );
+        }
+        regs.push(source_register(c)?);
+        c.comma()?;
+    }
+    let mask = c.mask()?;
+    let mut last = false;
+    let mut dst = None;
+    while c.eat(Kind::Comma) {
+        if dst.is_some() {
+            return c.error_at(c.col(), "the destination must come last");
+        }
+        if c.at(Kind::Arrow) {
+            let (hand, size) = c.destination("TUMN", 10)?;
+            let hand = Hand::from_letter(hand).unwrap_or(Hand::T);
+            dst = SizeCode::new(size as u32).map(|s| (hand, s));
+            continue;
+        }
+        let col = c.col();
+        let bracketed = c.eat(Kind::Lt);
+        let tok = c.word("'last' or a destination")?;
+        if !tok.text.eq_ignore_ascii_case("last") || last {
+            return c.error_at(
+                col,
+                format!("expected 'last' or '->' once, found '{}'", tok.text),
+            );
+        }
+        if bracketed {
+            c.expect(Kind::Gt, "'>'")?;
+        }
+        last = true;
+    }
+    let sources = match regs[..] {
+        [a, b] => IotSources::Two(a, b),
+        [a] => IotSources::One(a),
+        _ if dst.is_none() => {
+            return c.error_at(
+                c.toks.first().map_or(1, |t| t.col),
+                "a B.IOT without sources needs a destination",
+            )
+        }
+        _ => IotSources::None,
+    };
+    Ok(Instruction::BIot(Iot {
+        sources,
+        last,
+        mask,
+        dst,
+    }))
+}
+
+fn gpr(c: &mut Cursor) -> PResult<u8> {
+    c.named("GPR", gpr_by_name)
+}
+
+fn parse_ior(c: &mut Cursor) -> PResult<Instruction> {
+    let mut r = Ior {
+        dst: 0,
+        src: [0; 3],
+    };
+    let mut n = 0;
+    while c.peek().is_some() {
+        if n > 0 {
+            c.comma()?;
+        }
+        if c.eat(Kind::Arrow) {
+            r.dst = gpr(c)?;
+            break;
+        }
+        if n == 3 {
+            return c.error_at(c.col(), "B.IOR takes at most three sources");
+        }
+        r.src[n] = gpr(c)?;
+        n += 1;
+    }
+    Ok(Instruction::BIor(r))
+}
+
+fn parse_ios(c: &mut Cursor) -> PResult<Instruction> {
+    let tok = c.word("a shared tile S0..S255")?;
+    let shared = tok
+        .text
+        .strip_prefix(['S', 's'])
+        .and_then(parse_number)
+        .filter(|&n| n <= 255 && tok.text[1..].bytes().all(|b| b.is_ascii_digit()));
+    let Some(shared) = shared else {
+        return c.error_at(
+            tok.col,
+            format!("expected a shared tile S0..S255, found '{}'", tok.text),
+        );
+    };
+    c.comma()?;
+    let mask = c.mask()?;
+    let mut size_code = 0;
+    if c.eat(Kind::Comma) {
+        size_code = c.destination("S", 12)?.1 as u8;
+    }
+    Ok(Instruction::BIos(Ios {
+        shared: shared as u8,
+        size_code,
+        mask,
+    }))
+}
+
+/// A kernel or tile name: a bare word or a quoted string.
+fn name(c: &mut Cursor) -> PResult<String> {
+    match c.peek() {
+        Some(t) if matches!(t.kind, Kind::Word | Kind::Str) => {
+            c.pos += 1;
+            if t.text.is_empty() {
+                return c.error_at(t.col, "a name cannot be empty");
+            }
+            Ok(t.text.clone())
+        }
+        _ => c.error_at(c.col(), format!("expected a name, found {}", c.found())),
+    }
+}
+
+/// `RxC` → (R, C).
+fn shape(c: &mut Cursor, what: &str) -> PResult<(u32, u32)> {
+    let tok = c.word(what)?;
+    let parsed = tok.text.split_once('x').and_then(|(r, cols)| {
+        let n = |s: &str| parse_number(s).and_then(|n| u32::try_from(n).ok());
+        Some((n(r)?, n(cols)?))
+    });
+    parsed.map_or_else(
+        || {
+            c.error_at(
+                tok.col,
+                format!("expected {what} like 8x16, found '{}'", tok.text),
+            )
+        },
+        Ok,
+    )
+}
+
+/// `key=` before a value.
+fn key(c: &mut Cursor, key: &str) -> PResult<()> {
+    c.comma()?;
+    let tok = c.word(&format!("'{key}='"))?;
+    if !tok.text.eq_ignore_ascii_case(key) {
+        return c.error_at(tok.col, format!("expected '{key}=', found '{}'", tok.text));
+    }
+    c.expect(Kind::Eq, "'='").map(|_| ())
+}
+
+/// `.arg NAME, T#1, FP32, 8x16, valid=8x12, size=3, pad=Null` (and `.result`).
+fn parse_tile(c: &mut Cursor) -> PResult<TileMeta> {
+    let start = c.toks.first().map_or(1, |t| t.col);
+    let name = name(c)?;
+    c.comma()?;
+    let register = source_register(c)?;
+    c.comma()?;
+    let dtype = c.dtype()?;
+    c.comma()?;
+    let (rows, cols) = shape(c, "a physical shape")?;
+    key(c, "valid")?;
+    let (valid_rows, valid_cols) = shape(c, "a valid shape")?;
+    key(c, "size")?;
+    let col = c.col();
+    let size = c.number("SizeCode", 10)? as u32;
+    let Some(size_code) = SizeCode::new(size) else {
+        return c.error_at(col, "SizeCode must be in 1..=10");
+    };
+    key(c, "pad")?;
+    let pad = c.named("PadValue", PadValue::from_name)?;
+    c.end()?;
+    let tile = TileMeta {
+        name,
+        register,
+        dtype,
+        rows,
+        cols,
+        valid_rows,
+        valid_cols,
+        size_code,
+        pad,
+    };
+    tile.check()
+        .map_or_else(|m| c.error_at(start, m), |()| Ok(tile))
+}
+
+/// A kernel being assembled.
+struct Building {
+    name: String,
+    words: Vec<u32>,
+    meta: KernelMeta,
+    pe_mask_set: bool,
+}
+
+impl Building {
+    fn new(name: String) -> Building {
+        Building {
+            name,
+            words: Vec::new(),
+            meta: KernelMeta::default(),
+            pe_mask_set: false,
+        }
+    }
+    fn finish(self) -> Kernel {
+        Kernel {
+            name: self.name,
+            bundles: group_bundles(&self.words),
+            meta: self.meta,
+        }
+    }
+}
+
+/// The kernel name for statements before any `.kernel`: the file's stem, or `kernel`.
+fn default_kernel_name(file: &str) -> String {
+    let stem = std::path::Path::new(file)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("");
+    if crate::syntax::is_plain_name(stem) {
+        stem.to_string()
+    } else {
+        "kernel".to_string()
+    }
+}
+
+/// Assemble `source` (named `file` in diagnostics) into kernels, or report every error.
+pub fn assemble(source: &str, file: &str) -> Result<Vec<Kernel>, Vec<Diagnostic>> {
+    let file: Arc<str> = Arc::from(file);
+    let mut diags = Vec::new();
+    let mut kernels: Vec<Kernel> = Vec::new();
+    let mut names = HashSet::new();
+    let mut current: Option<Building> = None;
+    for (index, line) in source.lines().enumerate() {
+        let line_no = index as u32 + 1;
+        let toks = match lex_line(line) {
+            Ok(t) => t,
+            Err((col, m)) => {
+                diags.push(Diagnostic::error(
+                    Location::new(file.clone(), line_no, col),
+                    m,
+                ));
+                continue;
+            }
+        };
+        let end_col = line.chars().count() as u32 + 1;
+        for stmt in toks.split(|t| t.kind == Kind::Semi) {
+            let mut c = Cursor {
+                toks: stmt,
+                pos: 0,
+                file: &file,
+                line: line_no,
+                end_col,
+            };
+            if stmt.is_empty() {
+                continue;
+            }
+            let loc = c.loc(stmt[0].col);
+            let parsed = parse_statement(&mut c);
+            let stmt = match parsed {
+                Ok(s) => s,
+                Err(d) => {
+                    diags.push(d);
+                    continue;
+                }
+            };
+            if let Stmt::Kernel(name) = stmt {
+                if !names.insert(name.clone()) {
+                    diags.push(Diagnostic::error(
+                        loc,
+                        format!("kernel '{name}' is defined twice"),
+                    ));
+                }
+                kernels.extend(current.take().map(Building::finish));
+                current = Some(Building::new(name));
+                continue;
+            }
+            let k = current.get_or_insert_with(|| {
+                let name = default_kernel_name(&file);
+                names.insert(name.clone());
+                Building::new(name)
+            });
+            match stmt {
+                Stmt::Word(w) => k.words.push(w),
+                Stmt::PeMask(m) if !k.pe_mask_set => {
+                    k.meta.pe_mask = m;
+                    k.pe_mask_set = true;
+                }
+                Stmt::PeMask(_) => diags.push(Diagnostic::error(
+                    loc,
+                    "the kernel's PE mask is already set",
+                )),
+                Stmt::Spec(s) => k.meta.spec_version = s,
+                Stmt::Arg(t) => k.meta.args.push(t),
+                Stmt::Result(t) => k.meta.results.push(t),
+                Stmt::Kernel(_) => {}
+            }
+        }
+    }
+    kernels.extend(current.map(Building::finish));
+    if diags.is_empty() {
+        Ok(kernels)
+    } else {
+        Err(diags)
+    }
+}

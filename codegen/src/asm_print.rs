@@ -1,0 +1,224 @@
+//! The canonical assembly printer (`--emit=asm`, `ptoc disasm`) and the words listing
+//! (`--emit=words`).
+//!
+//! Each kernel starts with directives the assembler reads back (`.kernel`, `.pe_mask`, `.spec`,
+//! `.arg`, `.result`; see `codegen/METADATA.md`), then its bundles, one instruction per line, each
+//! bundle after a blank line and, when known, a comment naming its source op. A word that does not
+//! decode, or does not re-encode to itself, prints as `.word 0x…` so every object disassembles to
+//! text that assembles back to the same bytes.
+
+use crate::metadata::TileMeta;
+use crate::syntax::{gpr_name, layout_name, quote_name, CMODE_NAMES, DTYPE_NONE_NAME, RMODE_NAMES};
+use crate::{Bundle, Kernel};
+use ptoc_isa::encoding::{BStart, Datr, Ios, IotSources};
+use ptoc_isa::{ops, DataType, Instruction};
+use std::fmt::Write as _;
+
+/// The canonical text of one instruction.
+pub fn format_instruction(inst: &Instruction) -> String {
+    match inst {
+        Instruction::BStart(b) => format_bstart(b),
+        Instruction::BDatr(d) => format_datr(d),
+        Instruction::BDim(d) if d.reg == 0 => format!("B.DIM LB{}={}", d.lb, d.imm),
+        Instruction::BDim(d) => format!("B.DIM {}, {}, ->LB{}", gpr_name(d.reg), d.imm, d.lb),
+        Instruction::BIot(iot) => {
+            let mut parts: Vec<String> = match iot.sources {
+                IotSources::Two(a, b) => vec![a.to_string(), b.to_string()],
+                IotSources::One(a) => vec![a.to_string()],
+                IotSources::None => vec![],
+            };
+            parts.push(format!("mask={}", iot.mask));
+            if iot.last {
+                parts.push("last".into());
+            }
+            if let Some((hand, size)) = iot.dst {
+                parts.push(format!("->{}<{}>", hand.letter(), size));
+            }
+            format!("B.IOT {}", parts.join(", "))
+        }
+        Instruction::BIor(r) => format!(
+            "B.IOR {}, {}, {}, ->{}",
+            gpr_name(r.src[0]),
+            gpr_name(r.src[1]),
+            gpr_name(r.src[2]),
+            gpr_name(r.dst)
+        ),
+        Instruction::BIos(s) => format_ios(s),
+        Instruction::BStop => "BSTOP".into(),
+    }
+}
+
+fn format_bstart(b: &BStart) -> String {
+    match ops::by_selector(b.mode as u32, b.function as u32) {
+        Some(op) => format!("BSTART.{} {}, {}", op.engine.alias(), op.mnemonic, b.dtype),
+        None => format!("BSTART.TEPL {}, {}, {}", b.mode, b.function, b.dtype),
+    }
+}
+
+fn datr_dtype_name(dtype: Option<DataType>) -> &'static str {
+    dtype.map_or(DTYPE_NONE_NAME, DataType::name)
+}
+
+/// Short `key=value` form when only DataType and PadValue are set (DataType code 0 is left out),
+/// else the spec's 7-field `{Layout, DataType, Pad, CMode, RMode, Sat, Canonicalize}` form.
+fn format_datr(d: &Datr) -> String {
+    let short = d.cmode == 0 && !d.sat && !d.canonicalize && d.rmode == 0 && d.layout == 0;
+    if short {
+        return match d.dtype {
+            Some(DataType::FP64) => format!("B.DATR PadValue={}", d.pad.name()),
+            other => format!(
+                "B.DATR DataType={}, PadValue={}",
+                datr_dtype_name(other),
+                d.pad.name()
+            ),
+        };
+    }
+    format!(
+        "B.DATR {{{}, {}, {}, {}, {}, {}, {}}}",
+        layout_name(d.layout).unwrap_or("NORM"),
+        datr_dtype_name(d.dtype),
+        d.pad.name(),
+        CMODE_NAMES.get(d.cmode as usize).unwrap_or(&"EQ"),
+        RMODE_NAMES[d.rmode as usize & 7],
+        d.sat as u8,
+        d.canonicalize as u8
+    )
+}
+
+fn format_ios(s: &Ios) -> String {
+    let mut text = format!("B.IOS S{}, mask={}", s.shared, s.mask);
+    if s.size_code != 0 {
+        let _ = write!(text, ", ->S<{}>", s.size_code);
+    }
+    text
+}
+
+/// The text of one word: its instruction, or `.word 0x…` with the reason when the word does not
+/// decode to an instruction that encodes back to it.
+pub fn format_word(word: u32) -> String {
+    match Instruction::decode(word) {
+        Ok(inst) if inst.encode() == word => format_instruction(&inst),
+        Ok(inst) => format!(
+            ".word {word:#010X}  ; non-canonical encoding of {}",
+            format_instruction(&inst)
+        ),
+        Err(e) => format!(".word {word:#010X}  ; {e}"),
+    }
+}
+
+fn format_tile(keyword: &str, t: &TileMeta) -> String {
+    format!(
+        ".{keyword} {}, {}, {}, {}x{}, valid={}x{}, size={}, pad={}",
+        quote_name(&t.name),
+        t.register,
+        t.dtype,
+        t.rows,
+        t.cols,
+        t.valid_rows,
+        t.valid_cols,
+        t.size_code,
+        t.pad.name()
+    )
+}
+
+fn print_header(out: &mut String, k: &Kernel) {
+    let _ = writeln!(out, ".kernel {}", quote_name(&k.name));
+    let _ = writeln!(out, ".pe_mask {}", k.meta.pe_mask);
+    let _ = writeln!(out, ".spec {}", k.meta.spec_version);
+    for t in &k.meta.args {
+        let _ = writeln!(out, "{}", format_tile("arg", t));
+    }
+    for t in &k.meta.results {
+        let _ = writeln!(out, "{}", format_tile("result", t));
+    }
+}
+
+fn print_bundle(out: &mut String, b: &Bundle) {
+    out.push('\n');
+    if let Some(o) = &b.origin {
+        let _ = write!(out, "; %{} = {}", o.value, o.op);
+        if o.loc.is_known() {
+            let _ = write!(out, "  ({})", o.loc);
+        }
+        out.push('\n');
+    }
+    for &w in &b.words {
+        let _ = writeln!(out, "{}", format_word(w));
+    }
+}
+
+/// Canonical assembly of `kernels`, which [`crate::assemble`] turns back into the same kernels
+/// (words and metadata).
+pub fn print_asm(kernels: &[Kernel]) -> String {
+    let mut out = String::new();
+    for (i, k) in kernels.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        print_header(&mut out, k);
+        for b in &k.bundles {
+            print_bundle(&mut out, b);
+        }
+    }
+    out
+}
+
+/// The disassembly of kernels read from an object: the canonical assembly.
+pub fn disassemble(kernels: &[Kernel]) -> String {
+    print_asm(kernels)
+}
+
+/// One line per word: `0x0C919181  BSTART.SFU TROWEXPANDMAX, FP32`, after a `; kernel NAME` line
+/// per kernel.
+pub fn print_words(kernels: &[Kernel]) -> String {
+    let mut out = String::new();
+    for k in kernels {
+        let _ = writeln!(out, "; kernel {}", quote_name(&k.name));
+        for w in k.words() {
+            let _ = writeln!(out, "{w:#010X}  {}", format_word(w));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worked_example_words_print_canonically() {
+        let expect = [
+            (0x0C91_9181, "BSTART.SFU TROWEXPANDMAX, FP32"),
+            (0x0100_0043, "B.DIM LB0=16"),
+            (0x0080_1043, "B.DIM LB1=8"),
+            (0x0409_CE13, "B.IOT T#1, T#2, mask=1111, last, ->T<3>"),
+            (0x0000_0001, "BSTOP"),
+            (0x0010_1023, "B.DATR DataType=FP32, PadValue=Zero"),
+            (0x09F0_1023, "B.DATR DataType=DTYPE_NONE, PadValue=Max"),
+            (0x0800_1023, "B.DATR PadValue=Max"),
+            (0x0028_D293, "B.IOT T#3, mask=1000, last, ->U<1>"),
+            (0xC1A1_9181, "BSTART.TEPL 0, 26, U64"),
+            (0x0831_9181, "BSTART.SFU TDIV, FP32"),
+            (0x0801_9181, "BSTART.VEC TADD, FP32"),
+        ];
+        for (word, text) in expect {
+            assert_eq!(format_word(word), text, "{word:#010x}");
+        }
+    }
+
+    #[test]
+    fn unusual_words_print_in_long_forms() {
+        // B.DIM with a0 as base register.
+        assert_eq!(format_word(0x0101_0043), "B.DIM a0, 16, ->LB0");
+        // B.DATR with RMode RNE and Sat set.
+        assert_eq!(
+            format_word(0x0400_9023),
+            "B.DATR {NORM, FP64, Zero, EQ, RNE, 1, 0}"
+        );
+        assert_eq!(format_word(0x0000_0013), "B.IOR zero, zero, zero, ->zero");
+        // Reserved BSTART DataType 15.
+        assert!(format_word(0x7801_9181).starts_with(".word 0x78019181  ; "));
+        // Source-only B.IOT with DstTile bits set: decodes, but not canonically.
+        assert!(format_word(0x0000_5F93).starts_with(".word 0x00005F93  ; non-canonical"));
+    }
+}

@@ -1,0 +1,356 @@
+//! Bundle emission: one bundle per op of an allocated function, in program order.
+//!
+//! Input contract (from `pto-allocate`): every argument and op result carries `pto.dst` (its
+//! absolute register, `"T#1"`), `pto.tsize` (its SizeCode) and `pto.rows` (the physical rows the
+//! SizeCode derives); the function carries `pto.pe_mask`. Every bundle is
+//! `BSTART · [B.DATR] · B.DIM LB0 · [LB1] · [LB2] · B.IOT · BSTOP` (facts §1.3, §9 decision 17),
+//! and everything about an op comes from its `ptoc_isa::ops::CATALOGUE` row.
+
+use crate::metadata::TileMeta;
+use crate::{metadata, Bundle, Kernel, KernelMeta, Origin};
+use ptoc_ir::{Attr, Diagnostic, Function, Op, TileType, ValueDef, ValueId};
+use ptoc_isa::encoding::{BStart, Datr, Dim, Iot, IotSources};
+use ptoc_isa::geometry::{MAX_DIM, REGISTERS_PER_HAND};
+use ptoc_isa::profile::PROFILE;
+use ptoc_isa::{DataType, Instruction, PadValue, PeMask, ResultKind, SizeCode, TileReg};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// Attribute names of the allocation contract.
+pub const ATTR_DST: &str = "pto.dst";
+pub const ATTR_TSIZE: &str = "pto.tsize";
+pub const ATTR_ROWS: &str = "pto.rows";
+pub const ATTR_PE_MASK: &str = "pto.pe_mask";
+
+/// Lower an allocated function to a kernel, or report every problem found at its location.
+pub fn lower_function(func: &Function) -> Result<Kernel, Vec<Diagnostic>> {
+    let mut diags = Vec::new();
+    let pe_mask = pe_mask(func).unwrap_or_else(|d| {
+        diags.push(d);
+        PeMask::ALL_PES
+    });
+
+    // Where every value lives, from the allocation attributes.
+    let mut tiles: HashMap<ValueId, TileMeta> = HashMap::new();
+    let mut args = Vec::new();
+    for (i, &arg) in func.args.iter().enumerate() {
+        let name = func.value(arg).name.clone().unwrap_or(format!("arg{i}"));
+        let empty = BTreeMap::new();
+        let attrs = func.arg_attrs.get(i).unwrap_or(&empty);
+        match tile_meta(name, func.ty(arg), attrs) {
+            Ok(t) => {
+                args.push(t.clone());
+                tiles.insert(arg, t);
+            }
+            Err(m) => diags.push(Diagnostic::error(
+                func.loc.clone(),
+                format!("argument #{i}: {m}"),
+            )),
+        }
+    }
+    let mut taken = RenameChecker::default();
+    for t in &args {
+        if !taken.insert(t.register) {
+            diags.push(Diagnostic::error(
+                func.loc.clone(),
+                format!("two arguments are placed in {}", t.register),
+            ));
+        }
+    }
+
+    let mut bundles = Vec::new();
+    for (index, op) in func.ops.iter().enumerate() {
+        let name = func.value(op.result).name.clone();
+        let result = tile_meta(
+            name.clone().unwrap_or_default(),
+            func.ty(op.result),
+            &op.attrs,
+        )
+        .and_then(|t| taken.rename(&t).map(|()| t));
+        match result {
+            Ok(t) => {
+                tiles.insert(op.result, t);
+            }
+            Err(m) => {
+                diags.push(Diagnostic::error(op.loc.clone(), m));
+                continue;
+            }
+        }
+        match lower_op(func, op, &tiles, pe_mask) {
+            Ok(insts) => bundles.push(Bundle {
+                origin: Some(Origin {
+                    value: name.unwrap_or_else(|| index.to_string()),
+                    op: op.info.mlir_name(),
+                    loc: op.loc.clone(),
+                }),
+                words: insts.iter().map(Instruction::encode).collect(),
+            }),
+            Err(d) => diags.push(d),
+        }
+    }
+
+    let mut results = Vec::new();
+    for (i, &r) in func.results.iter().enumerate() {
+        match tiles.get(&r) {
+            Some(t) => results.push(TileMeta {
+                name: format!("r{i}"),
+                ..t.clone()
+            }),
+            None if diags.is_empty() => diags.push(Diagnostic::error(
+                func.loc.clone(),
+                format!("result #{i} has no allocated register"),
+            )),
+            None => {}
+        }
+    }
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+    Ok(Kernel {
+        name: func.name.clone(),
+        bundles,
+        meta: KernelMeta {
+            pe_mask,
+            args,
+            results,
+            ..KernelMeta::default()
+        },
+    })
+}
+
+fn pe_mask(func: &Function) -> Result<PeMask, Diagnostic> {
+    let err = |m: String| Diagnostic::error(func.loc.clone(), m);
+    match func.attrs.get(ATTR_PE_MASK) {
+        None => Err(err(format!(
+            "function @{} has no {ATTR_PE_MASK} attribute (run pto-allocate first)",
+            func.name
+        ))),
+        Some(Attr::Str(s)) => PeMask::parse(s).ok_or_else(|| {
+            err(format!(
+                "{ATTR_PE_MASK} = {s:?} is not an encodable PE mask (1111, 1110, 1100, 1000, \
+                 0100, 0010, 0001, 0000)"
+            ))
+        }),
+        Some(other) => Err(err(format!("{ATTR_PE_MASK} must be a string, not {other}"))),
+    }
+}
+
+/// Integer attribute `key`, required.
+fn int_attr(attrs: &BTreeMap<String, Attr>, key: &str) -> Result<i64, String> {
+    match attrs.get(key) {
+        Some(Attr::Int(n)) => Ok(*n),
+        Some(other) => Err(format!("{key} must be an integer, not {other}")),
+        None => Err(format!("missing {key} attribute (run pto-allocate first)")),
+    }
+}
+
+/// The placement and shape of a value from its type and allocation attributes.
+fn tile_meta(
+    name: String,
+    ty: &TileType,
+    attrs: &BTreeMap<String, Attr>,
+) -> Result<TileMeta, String> {
+    let register = match attrs.get(ATTR_DST) {
+        Some(Attr::Str(s)) => metadata::parse_register(s)
+            .ok_or_else(|| format!("{ATTR_DST} = {s:?} is not a register like \"T#1\""))?,
+        Some(other) => return Err(format!("{ATTR_DST} must be a string, not {other}")),
+        None => {
+            return Err(format!(
+                "missing {ATTR_DST} attribute (run pto-allocate first)"
+            ))
+        }
+    };
+    let tsize = int_attr(attrs, ATTR_TSIZE)?;
+    let size_code = u32::try_from(tsize)
+        .ok()
+        .and_then(SizeCode::new)
+        .ok_or_else(|| format!("{ATTR_TSIZE} = {tsize} is not a SizeCode in 1..=10"))?;
+    let rows = int_attr(attrs, ATTR_ROWS)?;
+    let (type_rows, cols, valid_rows, valid_cols) = ty
+        .dims()
+        .ok_or_else(|| format!("type {ty} is not static after allocation"))?;
+    let meta = TileMeta {
+        name,
+        register,
+        dtype: ty.dtype,
+        rows: u32::try_from(rows).map_err(|_| format!("{ATTR_ROWS} = {rows} is out of range"))?,
+        cols,
+        valid_rows,
+        valid_cols,
+        size_code,
+        pad: ty.pad,
+    };
+    meta.check()
+        .map_err(|m| format!("{ATTR_ROWS}/{ATTR_TSIZE} do not fit type {ty}: {m}"))?;
+    if type_rows > meta.rows {
+        return Err(format!(
+            "type {ty} needs {type_rows} rows but SizeCode {size_code} gives {}",
+            meta.rows
+        ));
+    }
+    Ok(meta)
+}
+
+/// Registers allocated so far; checks each destination is the one the hardware renaming rule
+/// picks (lowest free register of its hand, nothing freed: facts §3.4, §9 decisions 1–2).
+#[derive(Default)]
+struct RenameChecker {
+    taken: HashSet<TileReg>,
+}
+
+impl RenameChecker {
+    fn insert(&mut self, reg: TileReg) -> bool {
+        self.taken.insert(reg)
+    }
+
+    fn rename(&mut self, t: &TileMeta) -> Result<(), String> {
+        let hand = t.register.hand();
+        let picked = (1..=REGISTERS_PER_HAND)
+            .filter_map(|k| TileReg::of(hand, k))
+            .find(|r| !self.taken.contains(r));
+        match picked {
+            Some(r) if r == t.register => {
+                self.taken.insert(r);
+                Ok(())
+            }
+            Some(r) => Err(format!(
+                "{ATTR_DST} = \"{}\" but the hardware renames this destination to {r} (the \
+                 lowest free register of hand {})",
+                t.register,
+                hand.letter()
+            )),
+            None => Err(format!(
+                "no free register left in hand {} for this destination",
+                hand.letter()
+            )),
+        }
+    }
+}
+
+fn lower_op(
+    func: &Function,
+    op: &Op,
+    tiles: &HashMap<ValueId, TileMeta>,
+    mask: PeMask,
+) -> Result<Vec<Instruction>, Diagnostic> {
+    let info = op.info;
+    let err = |m: String| Diagnostic::error(op.loc.clone(), m);
+    if op.operands.len() != info.sources.len() {
+        return Err(err(format!(
+            "{} takes {} operand(s), found {}",
+            info.mlir_name(),
+            info.sources.len(),
+            op.operands.len()
+        )));
+    }
+    let mut sources = Vec::new();
+    for (role, v) in info.sources.iter().zip(&op.operands) {
+        let t = tiles.get(v).ok_or_else(|| {
+            let what = match func.value(*v).def {
+                ValueDef::Arg(i) => format!("argument #{i}"),
+                ValueDef::Op(_) => "its defining op".to_string(),
+            };
+            err(format!(
+                "{} operand has no register ({what} was not allocated)",
+                role.name()
+            ))
+        })?;
+        sources.push(t);
+    }
+    let result = tiles
+        .get(&op.result)
+        .ok_or_else(|| err("the result has no register".to_string()))?;
+    let Some(src0) = sources.first() else {
+        return Err(err(format!("{} has no source operand", info.mlir_name())));
+    };
+    check_result_type(info.result, src0.dtype, result.dtype).map_err(err)?;
+
+    let mut insts = vec![Instruction::BStart(BStart {
+        mode: info.mode,
+        function: info.function,
+        dtype: src0.dtype,
+    })];
+    if let Some(datr) = datr_for(info.result, src0.dtype, result.dtype, result.pad).map_err(err)? {
+        insts.push(Instruction::BDatr(datr));
+    }
+    // The B.DIM geometry is the full-shape operand: the destination of a copy expand, else source0.
+    let full = if info.result == ResultKind::Broadcast {
+        result
+    } else {
+        *src0
+    };
+    for (lb, value, needed) in [
+        (0, full.valid_cols, true),
+        (1, full.valid_rows, full.valid_rows != 1),
+        (2, full.cols, full.cols != full.valid_cols),
+    ] {
+        if !(1..=MAX_DIM).contains(&value) {
+            return Err(err(format!("LB{lb} = {value} is outside 1..={MAX_DIM}")));
+        }
+        if needed {
+            insts.push(Instruction::BDim(Dim {
+                lb,
+                reg: 0,
+                imm: value,
+            }));
+        }
+    }
+    let regs: Vec<TileReg> = sources.iter().map(|t| t.register).collect();
+    let sources = match regs[..] {
+        [a] => IotSources::One(a),
+        [a, b] => IotSources::Two(a, b),
+        _ => return Err(err(format!("{} sources cannot be bound", regs.len()))),
+    };
+    insts.push(Instruction::BIot(Iot {
+        sources,
+        last: true,
+        mask,
+        dst: Some((result.register.hand(), result.size_code)),
+    }));
+    insts.push(Instruction::BStop);
+    Ok(insts)
+}
+
+/// The hardware decides the result type of every op but EXPDIF; the IR must agree with it.
+fn check_result_type(kind: ResultKind, src: DataType, dst: DataType) -> Result<(), String> {
+    let expected = match kind {
+        ResultKind::ExpDif => return Ok(()),
+        ResultKind::Index => DataType::U32,
+        ResultKind::SameAsSource | ResultKind::Reduced | ResultKind::Broadcast => src,
+    };
+    if dst == expected {
+        Ok(())
+    } else {
+        Err(format!(
+            "result type {dst} cannot be produced: this op's destination is {expected}"
+        ))
+    }
+}
+
+/// The B.DATR a bundle needs, if any (facts §1.3, §1.4, §9 decision 4).
+fn datr_for(
+    kind: ResultKind,
+    src: DataType,
+    dst: DataType,
+    pad: PadValue,
+) -> Result<Option<Datr>, String> {
+    if kind == ResultKind::ExpDif {
+        return Ok(if dst != src {
+            Some(Datr::with(Some(dst), pad))
+        } else if pad != PadValue::Null {
+            Some(Datr::with(None, pad))
+        } else {
+            None
+        });
+    }
+    if pad == PadValue::Null {
+        return Ok(None);
+    }
+    if !PROFILE.datr_datatype_ignored_when_not_applicable {
+        return Err(format!(
+            "pad={} cannot be encoded for this op under the target profile",
+            pad.mlir_name()
+        ));
+    }
+    // DataType field 0 (the FP64 code), which the profile treats as "not applicable".
+    Ok(Some(Datr::with(Some(DataType::FP64), pad)))
+}

@@ -1,0 +1,338 @@
+//! Kernel metadata (the loader's view of a kernel) and its versioned `.pto.meta` encoding.
+//!
+//! The section holds one UTF-8 JSON object, compact, keys in lexicographic order (so the bytes are
+//! a function of the metadata alone):
+//!
+//! ```json
+//! {"format":"ptoc-kernel-metadata","version":1,"kernels":[
+//!   {"name":"k","pe_mask":"1111","spec_version":"pto-isa-0.58.3-mode-function-v1",
+//!    "args":[TILE…],"results":[TILE…]}]}
+//! ```
+//!
+//! where each `TILE` is `{"name":"x","register":"T#1","dtype":"FP32","rows":8,"cols":16,
+//! "valid_rows":8,"valid_cols":12,"size_code":3,"pad":"Null"}` (`rows` is the physical row count
+//! the SizeCode derives). Kernels appear in the order of their code in `.text`. The full
+//! description, with the rules a reader checks, is in `codegen/METADATA.md`.
+
+use ptoc_isa::{DataType, PadValue, PeMask, SizeCode, TileReg, SPEC_VERSION};
+use serde_json::{json, Map, Value};
+
+/// Name of the ELF section holding the metadata.
+pub const METADATA_SECTION: &str = ".pto.meta";
+/// The `format` string of the metadata document.
+pub const METADATA_FORMAT: &str = "ptoc-kernel-metadata";
+/// The metadata layout version this crate writes and reads.
+pub const METADATA_VERSION: u64 = 1;
+
+/// One argument or result tile of a kernel: where the loader puts it (or reads it) and its shape.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TileMeta {
+    /// The source name (`x` for `%x`), `argN` for unnamed arguments, `rN` for results.
+    pub name: String,
+    pub register: TileReg,
+    pub dtype: DataType,
+    /// Physical rows (derived from the SizeCode) and columns.
+    pub rows: u32,
+    pub cols: u32,
+    pub valid_rows: u32,
+    pub valid_cols: u32,
+    pub size_code: SizeCode,
+    pub pad: PadValue,
+}
+
+impl TileMeta {
+    /// Check that the shape is one the SizeCode can hold (`DerivedTileRows`, valid ≤ physical).
+    pub fn check(&self) -> Result<(), String> {
+        let derived = self
+            .size_code
+            .derived_rows(self.cols, self.dtype.bits())
+            .ok_or_else(|| {
+                format!(
+                    "{}: SizeCode {} derives no rows for {} columns of {}",
+                    self.name, self.size_code, self.cols, self.dtype
+                )
+            })?;
+        if derived != self.rows {
+            return Err(format!(
+                "{}: SizeCode {} with {} columns of {} gives {derived} rows, not {}",
+                self.name, self.size_code, self.cols, self.dtype, self.rows
+            ));
+        }
+        if self.valid_rows == 0
+            || self.valid_cols == 0
+            || self.valid_rows > self.rows
+            || self.valid_cols > self.cols
+        {
+            return Err(format!(
+                "{}: valid shape {}x{} must be nonzero and fit the physical {}x{}",
+                self.name, self.valid_rows, self.valid_cols, self.rows, self.cols
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Everything the loader and runtime need to know about a kernel besides its words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelMeta {
+    pub pe_mask: PeMask,
+    /// Always [`SPEC_VERSION`] for kernels this crate accepts.
+    pub spec_version: String,
+    pub args: Vec<TileMeta>,
+    pub results: Vec<TileMeta>,
+}
+
+impl Default for KernelMeta {
+    fn default() -> Self {
+        KernelMeta {
+            pe_mask: PeMask::ALL_PES,
+            spec_version: SPEC_VERSION.to_string(),
+            args: Vec::new(),
+            results: Vec::new(),
+        }
+    }
+}
+
+/// Why a metadata section could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MetaError {
+    #[error("metadata is not valid JSON: {0}")]
+    Json(String),
+    #[error("metadata format is {0:?}, expected {METADATA_FORMAT:?}")]
+    Format(String),
+    #[error("metadata version {0} is not supported (this ptoc reads version {METADATA_VERSION})")]
+    Version(String),
+    #[error("metadata {path}: {message}")]
+    Field { path: String, message: String },
+}
+
+fn tile_json(t: &TileMeta) -> Value {
+    json!({
+        "name": t.name,
+        "register": t.register.to_string(),
+        "dtype": t.dtype.name(),
+        "rows": t.rows,
+        "cols": t.cols,
+        "valid_rows": t.valid_rows,
+        "valid_cols": t.valid_cols,
+        "size_code": t.size_code.code(),
+        "pad": t.pad.name(),
+    })
+}
+
+/// Encode the metadata of `kernels` (name, meta) as the section's bytes.
+pub fn encode<'a>(kernels: impl IntoIterator<Item = (&'a str, &'a KernelMeta)>) -> Vec<u8> {
+    let kernels: Vec<Value> = kernels
+        .into_iter()
+        .map(|(name, m)| {
+            json!({
+                "name": name,
+                "pe_mask": m.pe_mask.to_string(),
+                "spec_version": m.spec_version,
+                "args": m.args.iter().map(tile_json).collect::<Vec<_>>(),
+                "results": m.results.iter().map(tile_json).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let doc = json!({"format": METADATA_FORMAT, "version": METADATA_VERSION, "kernels": kernels});
+    doc.to_string().into_bytes()
+}
+
+/// A JSON object being read, with the path used in error messages.
+struct Obj<'a> {
+    map: &'a Map<String, Value>,
+    path: String,
+}
+
+impl<'a> Obj<'a> {
+    fn new(value: &'a Value, path: String) -> Result<Obj<'a>, MetaError> {
+        match value.as_object() {
+            Some(map) => Ok(Obj { map, path }),
+            None => Err(field_error(path, "not an object")),
+        }
+    }
+    fn get(&self, key: &str) -> Result<&'a Value, MetaError> {
+        self.map
+            .get(key)
+            .ok_or_else(|| field_error(format!("{}.{key}", self.path), "missing"))
+    }
+    fn str(&self, key: &str) -> Result<&'a str, MetaError> {
+        self.get(key)?
+            .as_str()
+            .ok_or_else(|| field_error(format!("{}.{key}", self.path), "not a string"))
+    }
+    fn u32(&self, key: &str) -> Result<u32, MetaError> {
+        self.get(key)?
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or_else(|| field_error(format!("{}.{key}", self.path), "not a 32-bit count"))
+    }
+    fn array(&self, key: &str) -> Result<&'a Vec<Value>, MetaError> {
+        self.get(key)?
+            .as_array()
+            .ok_or_else(|| field_error(format!("{}.{key}", self.path), "not an array"))
+    }
+    /// Parse a string field with `parse`, naming `what` it should be on failure.
+    fn parsed<T>(
+        &self,
+        key: &str,
+        what: &str,
+        parse: impl Fn(&str) -> Option<T>,
+    ) -> Result<T, MetaError> {
+        let text = self.str(key)?;
+        parse(text).ok_or_else(|| {
+            field_error(
+                format!("{}.{key}", self.path),
+                format!("{text:?} is not {what}"),
+            )
+        })
+    }
+}
+
+fn field_error(path: String, message: impl Into<String>) -> MetaError {
+    MetaError::Field {
+        path,
+        message: message.into(),
+    }
+}
+
+/// Parse `T#3`-style register names.
+pub fn parse_register(text: &str) -> Option<TileReg> {
+    let (hand, number) = text.split_once('#')?;
+    let mut chars = hand.chars();
+    let letter = chars.next()?;
+    if chars.next().is_some() || !number.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    TileReg::of(ptoc_isa::Hand::from_letter(letter)?, number.parse().ok()?)
+}
+
+fn tile_from(value: &Value, path: String) -> Result<TileMeta, MetaError> {
+    let o = Obj::new(value, path)?;
+    let tile = TileMeta {
+        name: o.str("name")?.to_string(),
+        register: o.parsed("register", "a register like T#1", parse_register)?,
+        dtype: o.parsed("dtype", "a DataType name", DataType::from_name)?,
+        rows: o.u32("rows")?,
+        cols: o.u32("cols")?,
+        valid_rows: o.u32("valid_rows")?,
+        valid_cols: o.u32("valid_cols")?,
+        size_code: SizeCode::new(o.u32("size_code")?)
+            .ok_or_else(|| field_error(format!("{}.size_code", o.path), "not in 1..=10"))?,
+        pad: o.parsed(
+            "pad",
+            "a PadValue (Zero, Max, Min, Null)",
+            PadValue::from_name,
+        )?,
+    };
+    tile.check().map_err(|m| field_error(o.path.clone(), m))?;
+    Ok(tile)
+}
+
+/// Decode a metadata section into (kernel name, metadata) pairs, in section order.
+pub fn decode(bytes: &[u8]) -> Result<Vec<(String, KernelMeta)>, MetaError> {
+    let doc: Value = serde_json::from_slice(bytes).map_err(|e| MetaError::Json(e.to_string()))?;
+    let top = Obj::new(&doc, "document".into())?;
+    let format = top.get("format")?;
+    if format.as_str() != Some(METADATA_FORMAT) {
+        return Err(MetaError::Format(format.to_string()));
+    }
+    let version = top.get("version")?;
+    if version.as_u64() != Some(METADATA_VERSION) {
+        return Err(MetaError::Version(version.to_string()));
+    }
+    let mut out = Vec::new();
+    for (i, k) in top.array("kernels")?.iter().enumerate() {
+        let o = Obj::new(k, format!("kernels[{i}]"))?;
+        let spec_version = o.str("spec_version")?;
+        if spec_version != SPEC_VERSION {
+            return Err(field_error(
+                format!("{}.spec_version", o.path),
+                format!("{spec_version:?} is not the supported {SPEC_VERSION:?}"),
+            ));
+        }
+        let tiles = |key: &str| -> Result<Vec<TileMeta>, MetaError> {
+            o.array(key)?
+                .iter()
+                .enumerate()
+                .map(|(j, t)| tile_from(t, format!("{}.{key}[{j}]", o.path)))
+                .collect()
+        };
+        let meta = KernelMeta {
+            pe_mask: o.parsed("pe_mask", "an encodable PE mask", PeMask::parse)?,
+            spec_version: spec_version.to_string(),
+            args: tiles("args")?,
+            results: tiles("results")?,
+        };
+        out.push((o.str("name")?.to_string(), meta));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn sample_tile(name: &str, reg: u32) -> TileMeta {
+        TileMeta {
+            name: name.into(),
+            register: TileReg::new(reg).unwrap(),
+            dtype: DataType::FP32,
+            rows: 8,
+            cols: 16,
+            valid_rows: 8,
+            valid_cols: 12,
+            size_code: SizeCode::new(3).unwrap(),
+            pad: PadValue::Max,
+        }
+    }
+
+    #[test]
+    fn round_trips_and_is_deterministic() {
+        let meta = KernelMeta {
+            args: vec![sample_tile("x", 0), sample_tile("y\"z", 17)],
+            results: vec![sample_tile("r0", 2)],
+            ..KernelMeta::default()
+        };
+        let bytes = encode([("k", &meta)]);
+        assert_eq!(decode(&bytes), Ok(vec![("k".to_string(), meta.clone())]));
+        assert_eq!(bytes, encode([("k", &meta)]));
+        let text = String::from_utf8(bytes).unwrap();
+        assert!(text.starts_with(r#"{"format":"ptoc-kernel-metadata","kernels":[{"args":[{"cols":16,"dtype":"FP32","name":"x","pad":"Max","register":"T#1","rows":8,"#), "{text}");
+    }
+
+    #[test]
+    fn rejects_bad_documents() {
+        let meta = KernelMeta {
+            args: vec![sample_tile("x", 0)],
+            ..KernelMeta::default()
+        };
+        let good = String::from_utf8(encode([("k", &meta)])).unwrap();
+        let cases = [
+            (good.replace("\"version\":1", "\"version\":2"), "version 2"),
+            (good.replace("ptoc-kernel-metadata", "other"), "format"),
+            (good.replace("\"rows\":8", "\"rows\":9"), "gives 8 rows"),
+            (good.replace("T#1", "T#17"), "register"),
+            (
+                good.replace("\"size_code\":3", "\"size_code\":11"),
+                "1..=10",
+            ),
+            (good.replace("1111", "0011"), "PE mask"),
+            (good.replace("0.58.3", "0.59.0"), "spec_version"),
+            (good.replace("\"pad\":\"Max\",", ""), "pad: missing"),
+            (good[..good.len() - 3].to_string(), "JSON"),
+        ];
+        for (text, expect) in cases {
+            let err = decode(text.as_bytes()).unwrap_err().to_string();
+            assert!(err.contains(expect), "{err} (wanted {expect})");
+        }
+    }
+
+    #[test]
+    fn register_names_parse_strictly() {
+        assert_eq!(parse_register("U#2"), TileReg::new(17));
+        for bad in ["T1", "T#0", "T#17", "X#1", "TT#1", "T#+1", "T#"] {
+            assert_eq!(parse_register(bad), None, "{bad}");
+        }
+    }
+}

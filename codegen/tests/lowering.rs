@@ -1,0 +1,371 @@
+//! Bundle emission from hand-built allocated functions: the worked example, every op kind,
+//! B.DATR/B.DIM rules and the allocation-contract diagnostics.
+
+mod common;
+
+use common::{tile, worked_example, Builder};
+use ptoc_codegen::{lower_function, print_asm};
+use ptoc_ir::{Attr, Dim};
+use ptoc_isa::encoding::IotSources;
+use ptoc_isa::ops::{self, CATALOGUE};
+use ptoc_isa::{Axis, DataType, Instruction, OpKind, PadValue, ResultKind};
+use DataType::*;
+
+fn bundle_text(f: &ptoc_ir::Function) -> String {
+    let k = lower_function(f).unwrap_or_else(|d| panic!("{d:?}"));
+    assert_eq!(k.bundles.len(), f.ops.len());
+    let asm = print_asm(&[k]);
+    // The instructions of the kernel, without the header directives and comments.
+    asm.lines()
+        .filter(|l| !l.starts_with('.') && !l.starts_with(';') && !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn worked_example_words_and_text() {
+    let k = lower_function(&worked_example()).unwrap();
+    assert_eq!(
+        k.words(),
+        vec![
+            0x0C91_9181,
+            0x0100_0043,
+            0x0080_1043,
+            0x0409_CE13,
+            0x0000_0001
+        ]
+    );
+    assert_eq!(
+        print_asm(&[k]),
+        "\
+.kernel k
+.pe_mask 1111
+.spec pto-isa-0.58.3-mode-function-v1
+.arg x, T#1, FP32, 8x16, valid=8x16, size=3, pad=Null
+.arg m, T#2, FP32, 32x1, valid=8x1, size=1, pad=Null
+.result r0, T#3, FP32, 8x16, valid=8x16, size=3, pad=Null
+
+; %0 = pto.trowexpandmax  (kernel.mlir:3:8)
+BSTART.SFU TROWEXPANDMAX, FP32
+B.DIM LB0=16
+B.DIM LB1=8
+B.IOT T#1, T#2, mask=1111, last, ->T<3>
+BSTOP
+"
+    );
+}
+
+#[test]
+fn design_note_example_with_min_pad() {
+    let mut b = Builder::new("k");
+    let x = b.arg("x", tile(8, 16, FP32));
+    let m = b.arg("m", tile(8, 1, FP32));
+    let r = b.op(
+        "TROWEXPANDMAX",
+        &[x, m],
+        tile(8, 16, FP32).with_pad(PadValue::Min),
+        3,
+    );
+    let f = b.ret(&[r]);
+    assert_eq!(
+        bundle_text(&f),
+        "BSTART.SFU TROWEXPANDMAX, FP32\nB.DATR PadValue=Min\nB.DIM LB0=16\nB.DIM LB1=8\n\
+         B.IOT T#1, T#2, mask=1111, last, ->T<3>\nBSTOP"
+    );
+    // Decision 4: DataType field 0 with the pad.
+    assert_eq!(lower_function(&f).unwrap().words()[1], 0x1000_1023);
+}
+
+#[test]
+fn copy_expands_take_geometry_from_the_destination() {
+    let mut b = Builder::new("k");
+    let v = b.arg("v", tile(2, 1, U8));
+    let r = b.op("TROWEXPAND", &[v], tile(2, 4, U8).with_valid(2, 3), 2);
+    let c = b.arg("c", tile(1, 4, U8).with_valid(1, 3));
+    let s = b.op("TCOLEXPAND", &[c], tile(2, 4, U8).with_valid(2, 3), 3);
+    let f = b.ret(&[r, s]);
+    assert_eq!(
+        bundle_text(&f),
+        "BSTART.SFU TROWEXPAND, U8\nB.DIM LB0=3\nB.DIM LB1=2\nB.DIM LB2=4\n\
+         B.IOT T#1, mask=1111, last, ->T<1>\nBSTOP\n\
+         BSTART.SFU TCOLEXPAND, U8\nB.DIM LB0=3\nB.DIM LB1=2\nB.DIM LB2=4\n\
+         B.IOT T#3, mask=1111, last, ->T<1>\nBSTOP"
+    );
+}
+
+#[test]
+fn reductions_describe_the_source() {
+    let mut b = Builder::new("k");
+    let x = b.arg("x", tile(16, 64, FP32).with_valid(16, 60));
+    let s = b.op("TROWSUM", &[x], tile(16, 1, FP32), 2);
+    let m = b.op("TCOLMAX", &[x], tile(1, 64, FP32).with_valid(1, 60), 3);
+    let a = b.op("TROWARGMAX", &[x], tile(16, 1, U32), 4);
+    let f = b.ret(&[s, m, a]);
+    assert_eq!(
+        bundle_text(&f),
+        "BSTART.SFU TROWSUM, FP32\nB.DIM LB0=60\nB.DIM LB1=16\nB.DIM LB2=64\n\
+         B.IOT T#1, mask=1111, last, ->T<1>\nBSTOP\n\
+         BSTART.SFU TCOLMAX, FP32\nB.DIM LB0=60\nB.DIM LB1=16\nB.DIM LB2=64\n\
+         B.IOT T#1, mask=1111, last, ->T<2>\nBSTOP\n\
+         BSTART.SFU TROWARGMAX, FP32\nB.DIM LB0=60\nB.DIM LB1=16\nB.DIM LB2=64\n\
+         B.IOT T#1, mask=1111, last, ->T<1>\nBSTOP"
+    );
+}
+
+#[test]
+fn binary_and_unary_ops_use_their_engine_alias() {
+    let mut b = Builder::new("k");
+    let x = b.arg("x", tile(4, 32, FP16));
+    let y = b.arg("y", tile(4, 32, FP16));
+    let s = b.op("TADD", &[x, y], tile(4, 32, FP16), 2);
+    let q = b.op("TDIV", &[s, y], tile(4, 32, FP16), 3);
+    let e = b.op("TEXP", &[q], tile(4, 32, FP16), 4);
+    let f = b.ret(&[e]);
+    assert_eq!(
+        bundle_text(&f),
+        "BSTART.VEC TADD, FP16\nB.DIM LB0=32\nB.DIM LB1=4\n\
+         B.IOT T#1, T#2, mask=1111, last, ->T<2>\nBSTOP\n\
+         BSTART.SFU TDIV, FP16\nB.DIM LB0=32\nB.DIM LB1=4\n\
+         B.IOT T#3, T#2, mask=1111, last, ->T<2>\nBSTOP\n\
+         BSTART.SFU TEXP, FP16\nB.DIM LB0=32\nB.DIM LB1=4\n\
+         B.IOT T#4, mask=1111, last, ->T<2>\nBSTOP"
+    );
+}
+
+#[test]
+fn expdif_mixed_and_same_type() {
+    let mut b = Builder::new("k");
+    let x = b.arg("x", tile(32, 2, FP16));
+    let m = b.arg("m", tile(32, 1, FP16));
+    let wide = b.op("TROWEXPANDEXPDIF", &[x, m], tile(32, 2, FP32), 2);
+    let same = b.op("TROWEXPANDEXPDIF", &[x, m], tile(32, 2, FP16), 3);
+    let y = b.arg("y", tile(1, 16, BF16));
+    let c = b.arg("c", tile(1, 16, BF16));
+    let padded = b.op(
+        "TCOLEXPANDEXPDIF",
+        &[y, c],
+        tile(1, 16, BF16).with_pad(PadValue::Max),
+        4,
+    );
+    let f = b.ret(&[wide, same, padded]);
+    let k = lower_function(&f).unwrap();
+    let text = bundle_text(&f);
+    assert!(
+        text.starts_with(
+            "BSTART.SFU TROWEXPANDEXPDIF, FP16\nB.DATR DataType=FP32, PadValue=Null\n\
+             B.DIM LB0=2\nB.DIM LB1=32\nB.IOT T#1, T#2, mask=1111, last, ->T<2>\nBSTOP\n\
+             BSTART.SFU TROWEXPANDEXPDIF, FP16\nB.DIM LB0=2\nB.DIM LB1=32\n"
+        ),
+        "{text}"
+    );
+    // BF16 same-type with a pad: B.DATR DTYPE_NONE + Max, and no LB1 for one valid row.
+    assert!(
+        text.ends_with(
+            "BSTART.SFU TCOLEXPANDEXPDIF, BF16\nB.DATR DataType=DTYPE_NONE, PadValue=Max\n\
+             B.DIM LB0=16\nB.IOT T#5, T#6, mask=1111, last, ->T<1>\nBSTOP"
+        ),
+        "{text}"
+    );
+    assert_eq!(k.bundles[2].words[1], 0x09F0_1023);
+    assert_eq!(k.bundles[0].words[0], 0x24B1_9181);
+}
+
+/// A well-formed allocated function exercising `op`, with a 4×8 (valid 4×6) full shape.
+fn function_for(op: &'static ops::OpInfo) -> ptoc_ir::Function {
+    let src_t = op.legal_types[0];
+    let full = tile(4, 8, src_t).with_valid(4, 6);
+    let vector = |axis| match axis {
+        Axis::Row => tile(4, 1, src_t),
+        Axis::Col => tile(1, 8, src_t).with_valid(1, 6),
+    };
+    let mut b = Builder::new(&op.mnemonic.to_ascii_lowercase());
+    let (operands, result) = match (op.kind, op.result) {
+        (OpKind::Expand(axis, None), _) => (vec![b.arg("v", vector(axis))], full),
+        (OpKind::Expand(axis, Some(_)), _) => {
+            let x = b.arg("x", full);
+            (vec![x, b.arg("v", vector(axis))], full)
+        }
+        (OpKind::Reduce(axis, _), kind) => {
+            let t = if kind == ResultKind::Index {
+                U32
+            } else {
+                src_t
+            };
+            let mut r = vector(axis);
+            r.dtype = t;
+            (vec![b.arg("x", full)], r)
+        }
+        (OpKind::Binary(_), _) => {
+            let x = b.arg("x", full);
+            (vec![x, b.arg("y", full)], full)
+        }
+        (OpKind::Exp, _) => (vec![b.arg("x", full)], full),
+    };
+    let r = b.op(op.mnemonic, &operands, result, 2);
+    b.ret(&[r])
+}
+
+#[test]
+fn every_catalogue_op_lowers_to_one_well_formed_bundle() {
+    for op in CATALOGUE {
+        let f = function_for(op);
+        let k = lower_function(&f).unwrap_or_else(|d| panic!("{}: {d:?}", op.mnemonic));
+        let insts: Vec<Instruction> = k
+            .words()
+            .iter()
+            .map(|&w| Instruction::decode(w).unwrap())
+            .collect();
+        let Instruction::BStart(start) = insts[0] else {
+            panic!("{insts:?}")
+        };
+        assert_eq!(
+            ops::by_selector(start.mode as u32, start.function as u32)
+                .unwrap()
+                .mnemonic,
+            op.mnemonic
+        );
+        assert_eq!(start.dtype, op.legal_types[0]);
+        assert_eq!(insts.last(), Some(&Instruction::BStop));
+        let iots: Vec<_> = insts
+            .iter()
+            .filter_map(|i| match i {
+                Instruction::BIot(t) => Some(*t),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(iots.len(), 1, "{}", op.mnemonic);
+        let n = match iots[0].sources {
+            IotSources::Two(..) => 2,
+            IotSources::One(_) => 1,
+            IotSources::None => 0,
+        };
+        assert_eq!(n, op.sources.len(), "{}", op.mnemonic);
+        assert!(iots[0].last && iots[0].dst.is_some());
+        // LB0 = 6 valid columns, LB1 = valid rows unless 1, LB2 = 8 physical columns.
+        let dims: Vec<(u8, u32)> = insts
+            .iter()
+            .filter_map(|i| match i {
+                Instruction::BDim(d) => Some((d.lb, d.imm)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(dims[0], (0, 6), "{}", op.mnemonic);
+        assert_eq!(dims.last(), Some(&(2, 8)), "{}", op.mnemonic);
+    }
+}
+
+fn first_error(f: &ptoc_ir::Function) -> (String, u32) {
+    let diags = lower_function(f).expect_err("must be rejected");
+    (diags[0].message.clone(), diags[0].loc.line)
+}
+
+/// A change that breaks the allocation contract.
+type Mutation = Box<dyn Fn(&mut ptoc_ir::Function)>;
+
+#[test]
+fn contract_violations_are_diagnosed_at_the_op() {
+    let cases: Vec<(&str, Mutation, &str, u32)> = vec![
+        (
+            "missing dst",
+            Box::new(|f| {
+                f.ops[0].attrs.remove("pto.dst");
+            }),
+            "missing pto.dst",
+            3,
+        ),
+        (
+            "bad dst",
+            Box::new(|f| {
+                f.ops[0]
+                    .attrs
+                    .insert("pto.dst".into(), Attr::Str("T3".into()));
+            }),
+            "not a register",
+            3,
+        ),
+        (
+            "dst kind",
+            Box::new(|f| {
+                f.ops[0].attrs.insert("pto.dst".into(), Attr::Int(3));
+            }),
+            "must be a string",
+            3,
+        ),
+        (
+            "bad tsize",
+            Box::new(|f| {
+                f.ops[0].attrs.insert("pto.tsize".into(), Attr::Int(11));
+            }),
+            "not a SizeCode",
+            3,
+        ),
+        (
+            "rows mismatch",
+            Box::new(|f| {
+                f.ops[0].attrs.insert("pto.rows".into(), Attr::Int(16));
+            }),
+            "gives 8 rows, not 16",
+            3,
+        ),
+        (
+            "wrong rename",
+            Box::new(|f| {
+                f.ops[0]
+                    .attrs
+                    .insert("pto.dst".into(), Attr::Str("T#5".into()));
+            }),
+            "renames this destination to T#3",
+            3,
+        ),
+        (
+            "dynamic",
+            Box::new(|f| {
+                let r = f.ops[0].result;
+                f.value_mut(r).ty.valid_cols = Dim::Unknown;
+            }),
+            "not static",
+            3,
+        ),
+        (
+            "no mask",
+            Box::new(|f| {
+                f.attrs.clear();
+            }),
+            "no pto.pe_mask",
+            1,
+        ),
+        (
+            "bad mask",
+            Box::new(|f| {
+                f.attrs
+                    .insert("pto.pe_mask".into(), Attr::Str("0011".into()));
+            }),
+            "not an encodable PE mask",
+            1,
+        ),
+        (
+            "arg",
+            Box::new(|f| {
+                f.arg_attrs[1].remove("pto.tsize");
+            }),
+            "argument #1: missing pto.tsize",
+            1,
+        ),
+        (
+            "result type",
+            Box::new(|f| {
+                let r = f.ops[0].result;
+                f.value_mut(r).ty.dtype = DataType::S32;
+            }),
+            "result type S32 cannot be produced",
+            3,
+        ),
+    ];
+    for (what, mutate, message, line) in cases {
+        let mut f = worked_example();
+        mutate(&mut f);
+        let (got, got_line) = first_error(&f);
+        assert!(got.contains(message), "{what}: {got}");
+        assert_eq!(got_line, line, "{what}");
+    }
+}
