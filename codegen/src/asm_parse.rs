@@ -841,7 +841,7 @@ fn key(c: &mut Cursor, key: &str) -> PResult<()> {
 
 /// `.arg NAME, T#1, FP32, 8x16, valid=8x12, size=3, pad=Null` (and `.result`).
 fn parse_tile(c: &mut Cursor) -> PResult<TileMeta> {
-    let start = c.toks.first().map_or(1, |t| t.col);
+    let start = c.col();
     let name = name(c)?;
     c.comma()?;
     let register = source_register(c)?;

@@ -1,0 +1,250 @@
+//! The assembler: the spec's syntax variants, canonical text round trips, and located errors.
+
+mod common;
+
+use ptoc_codegen::{assemble, lower_function, print_asm};
+use ptoc_ir::SourceMap;
+
+const WORKED: [u32; 5] = [
+    0x0C91_9181,
+    0x0100_0043,
+    0x0080_1043,
+    0x0409_CE13,
+    0x0000_0001,
+];
+
+fn words(text: &str) -> Vec<u32> {
+    let kernels = assemble(text, "t.s").unwrap_or_else(|d| panic!("{d:?}"));
+    kernels.iter().flat_map(|k| k.words()).collect()
+}
+
+#[test]
+fn template_and_canonical_spellings_give_the_worked_example() {
+    let template = "\
+BSTART.SFU TROWEXPANDMAX, FP32
+B.DIM zero, 16, ->LB0
+B.DIM zero, 8, ->LB1
+B.IOT T#1, T#2, mask=1111, <last>, ->T<3>
+BSTOP
+";
+    assert_eq!(words(template), WORKED);
+    let one_line = "  BSTART.TEPL 2, 9, FP32; B.DIM LB0, 16;B.DIM LB1=8 ; \
+                    B.IOT T#1, T#2, mask=1111, last, ->T<3> ; BSTOP ; done // trailing";
+    assert_eq!(words(one_line), WORKED);
+    let with_comments = "; a comment line\n// another\n\nbstart.sfu trowexpandmax, fp32 // lower case\n\
+                         B.DIM LB0=0x10\nB.DIM LB1=8\nB.IOT T#1, T#2, mask=1111, last, ->t<3>\nBSTOP";
+    assert_eq!(words(with_comments), WORKED);
+}
+
+#[test]
+fn every_instruction_form() {
+    let cases = [
+        ("B.DATR {NORM, FP32, Zero, None, RNE, 0, 0}", 0x0010_9023),
+        (
+            "B.DATR {ND2M16, DTYPE_NONE, Null, None, Default, 0, 0}",
+            0x19F0_1B23,
+        ),
+        ("B.DATR FP32, Zero", 0x0010_1023),
+        ("B.DATR DataType=FP32, PadValue=Null", 0x1810_1023),
+        ("B.DATR DataType=DTYPE_NONE, PadValue=Max", 0x09F0_1023),
+        ("B.DATR PadValue=Min", 0x1000_1023),
+        ("B.DATR S8, RNE, Sat=1", 0x0530_9023),
+        ("B.DATR U32, ByteId=2", 0x1190_1023),
+        ("B.DATR", 0x0000_1023),
+        ("B.DIM a0, 16, ->LB0", 0x0101_0043),
+        ("B.DIM LB2, 131071", 0xFFF0_2FC3),
+        ("B.IOT T#3, mask=1000, last, ->U<1>", 0x0028_D293),
+        ("B.IOT T#1, T#2, mask=1111", 0x0400_4E13),
+        ("B.IOT mask=0000, ->N<10>", 0x0005_6193),
+        ("B.IOR a0, a1, zero, ->zero", 0x0031_0013),
+        ("B.IOR", 0x0000_0013),
+        ("B.IOS S5, mask=1111, ->S<12>", 0x0056_1E13),
+        ("B.IOS S255, mask=0001", 0x0FF0_1813),
+        (".word 0xDEADBEEF", 0xDEAD_BEEF),
+        ("BSTART.TEPL 0, 26, U64", 0xC1A1_9181),
+    ];
+    for (text, word) in cases {
+        assert_eq!(words(text), [word], "{text}");
+    }
+}
+
+#[test]
+fn lowered_kernels_survive_print_and_assemble() {
+    let k = lower_function(&common::worked_example()).unwrap();
+    let text = print_asm(std::slice::from_ref(&k));
+    let back = assemble(&text, "k.s").unwrap();
+    assert_eq!(back.len(), 1);
+    assert_eq!(
+        (&back[0].name, back[0].words(), &back[0].meta),
+        (&k.name, k.words(), &k.meta)
+    );
+    // Without directives the kernel is named after the file.
+    let bare = assemble("BSTOP", "dir/my_kernel.s").unwrap();
+    assert_eq!(bare[0].name, "my_kernel");
+}
+
+/// Assemble `text` and return the first error as `line:col: message`.
+fn error(text: &str) -> String {
+    let diags = assemble(text, "bad.s").expect_err(text);
+    let d = &diags[0];
+    format!("{}:{}: {}", d.loc.line, d.loc.col, d.message)
+}
+
+#[test]
+fn errors_point_at_the_offending_token() {
+    let cases = [
+        (
+            "BSTART.VEC TDIV, FP32",
+            "1:12: TDIV runs on the SFU engine: write BSTART.SFU TDIV",
+        ),
+        (
+            "BSTART.SFU TADD, FP32",
+            "1:12: TADD runs on the VEC engine: write BSTART.VEC TADD",
+        ),
+        (
+            "B.IOT T#1, mask=0011, last",
+            "1:17: PE mask '0011' cannot be encoded",
+        ),
+        (
+            "BSTOP\n  B.DIM LB0=131072",
+            "2:13: dimension must be a number in 0..=131071",
+        ),
+        ("B.FOO x", "1:1: unknown mnemonic or directive 'B.FOO'"),
+        ("BSTART.SFU TFOO, FP32", "1:12: unknown tile op 'TFOO'"),
+        ("BSTART.SFU TROWMAX, FP15", "1:21: unknown DataType 'FP15'"),
+        (
+            "BSTART.SFU TROWMAX, DTYPE_NONE",
+            "1:21: DTYPE_NONE is reserved in BSTART",
+        ),
+        (
+            "BSTART.TEPL 0, 5, FP32",
+            "1:16: Mode 0 Function 5 is not an accepted TEPL selector",
+        ),
+        (
+            "BSTART.TEPL 4, 5, FP32",
+            "1:13: Mode must be a number in 0..=3",
+        ),
+        (
+            "BSTART.STD x",
+            "1:1: 'BSTART.STD' is not a tile-element block start",
+        ),
+        (
+            "B.IOT T0, mask=1111",
+            "1:7: write sources as absolute register names like T#1",
+        ),
+        (
+            "B.IOT T#1, mask=1111, ->T0<1>",
+            "1:25: destination register numbers cannot be encoded",
+        ),
+        (
+            "B.IOT T#1, mask=1111, last, ->T<11>",
+            "1:33: SizeCode must be a number in 0..=10",
+        ),
+        (
+            "B.IOT T#1, mask=1111, last, ->T<0>",
+            "1:33: SizeCode must be in 1..=10",
+        ),
+        (
+            "B.IOT T#1, T#2, T#3, mask=1111",
+            "1:17: expected 'mask=' after two sources",
+        ),
+        (
+            "B.IOT mask=1111, last",
+            "1:1: a B.IOT without sources needs a destination",
+        ),
+        (
+            "B.IOT T#1, mask=1111, last, last",
+            "1:29: expected 'last' or '->' once",
+        ),
+        (
+            "B.IOT T#17, mask=1111",
+            "1:7: expected a source register (T#1…N#16)",
+        ),
+        ("B.DATR FP32, FP16", "1:14: B.DATR DataType given twice"),
+        ("B.DATR Bogus=1", "1:8: unknown B.DATR field 'Bogus'"),
+        (
+            "B.DATR {NORM, FP32, Zero, None, RNE, 2, 0}",
+            "1:38: Sat must be a number in 0..=1",
+        ),
+        (
+            "B.DATR {NORM, FP32, Zero, None, RNE, 0}",
+            "1:39: expected ','",
+        ),
+        ("B.DIM LB3=1", "1:7: expected LB0/LB1/LB2 or a GPR"),
+        ("B.DIM x9, 1, ->LB0", "1:7: expected LB0/LB1/LB2 or a GPR"),
+        (
+            "B.DIM a0, 1, ->LB4",
+            "1:16: unknown loop bound (LB0, LB1, LB2) 'LB4'",
+        ),
+        (
+            "B.IOR a0, a1, a2, a3",
+            "1:19: B.IOR takes at most three sources",
+        ),
+        (
+            "C.B.DIMI 3, ->LB0",
+            "1:1: C.B.DIMI is not a 32-bit instruction",
+        ),
+        ("BSTOP extra", "1:7: unexpected 'extra'"),
+        ("BSTOP @", "1:7: unexpected character '@'"),
+        (
+            "BSTART.SFU TROWMAX FP32",
+            "1:20: expected ',', found 'FP32'",
+        ),
+        (
+            "BSTART.SFU TROWMAX,",
+            "1:20: expected a DataType, found end of statement",
+        ),
+        (".word 0x1FFFFFFFF", "1:7: a 32-bit word must be a number"),
+        (".kernel \"unterminated", "1:9: unterminated string"),
+        (".kernel a\n.kernel a", "2:1: kernel 'a' is defined twice"),
+        (".pe_mask 0101", "1:10: PE mask '0101' cannot be encoded"),
+        (
+            ".pe_mask 1111\n.pe_mask 1000",
+            "2:1: the kernel's PE mask is already set",
+        ),
+        (
+            ".spec pto-isa-0.57",
+            "1:7: spec version 'pto-isa-0.57' is not the supported",
+        ),
+        (
+            ".arg x, T#1, FP32, 8x16, valid=8x16, size=2, pad=Null",
+            "1:6: x: SizeCode 2 with 16 columns of FP32 gives 4 rows, not 8",
+        ),
+        (
+            ".arg x, T#1, FP32, 8x16, valid=9x16, size=3, pad=Null",
+            "1:6: x: valid shape 9x16",
+        ),
+        (
+            ".arg x, T#1, FP32, 8x16, valid=8x16, size=3, pad=Huge",
+            "1:50: unknown PadValue 'Huge'",
+        ),
+        (
+            ".result x, T#1, FP32, 8by16",
+            "1:23: expected a physical shape like 8x16",
+        ),
+    ];
+    for (text, expect) in cases {
+        let got = error(text);
+        assert!(
+            got.starts_with(expect),
+            "{text:?}\n  got:  {got}\n  want: {expect}"
+        );
+    }
+}
+
+#[test]
+fn every_bad_line_is_reported_and_rendered_with_a_caret() {
+    let text = "BSTART.VEC TDIV, FP32\nBSTOP\nB.IOT T#1, mask=0011\n";
+    let diags = assemble(text, "bad.s").unwrap_err();
+    assert_eq!(diags.len(), 2);
+    let mut sources = SourceMap::default();
+    sources.add("bad.s", text);
+    assert_eq!(
+        sources.render(&diags[0]),
+        "bad.s:1:12: error: TDIV runs on the SFU engine: write BSTART.SFU TDIV\n\
+         BSTART.VEC TDIV, FP32\n           ^\n"
+    );
+    assert!(sources
+        .render(&diags[1])
+        .starts_with("bad.s:3:17: error: PE mask '0011'"));
+}
