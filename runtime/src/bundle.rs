@@ -1,0 +1,121 @@
+//! The open bundle: what BSTART started and what its header commands recorded (facts §2.3–2.8).
+//!
+//! Header rules checked as each word arrives: B.DATR at most once, each LB at most once, at most one
+//! B.IOR, and the B.IOT binding stream (`PEMode=000` a strict no-op, nothing after the L=1 binding,
+//! equal masks, at most [`PROFILE.max_bindings`] bindings). Everything that needs the op or the
+//! tiles is checked at commit, in [`crate::machine`].
+
+use ptoc_isa::encoding::{BStart, Datr, Ior, Ios, Iot};
+use ptoc_isa::profile::PROFILE;
+use ptoc_isa::{FaultClass, Instruction, PeMask};
+
+/// General-purpose scalar registers a B.DIM may read (selectors 0..23; 0 is `zero`).
+pub const GPR_COUNT: usize = ptoc_isa::encoding::GPR_COUNT as usize;
+
+/// A rejected header command: its class and reason.
+pub type HeaderFault = (FaultClass, String);
+
+#[derive(Clone, Debug)]
+pub struct Block {
+    /// 0-based bundle index (BSTARTs seen before this one).
+    pub index: usize,
+    pub start: BStart,
+    pub datr: Option<Datr>,
+    /// LB0, LB1, LB2 as written (`None` when omitted).
+    pub dims: [Option<u32>; 3],
+    /// Effective (nonzero-mask) Local bindings, in order.
+    pub bindings: Vec<Iot>,
+    /// A `PEMode=000` binding was seen (facts §3.5 step 1).
+    pub saw_noop_binding: bool,
+    pub ior: Option<Ior>,
+    pub ios: Vec<Ios>,
+}
+
+impl Block {
+    pub fn open(index: usize, start: BStart) -> Block {
+        Block {
+            index,
+            start,
+            datr: None,
+            dims: [None; 3],
+            bindings: Vec::new(),
+            saw_noop_binding: false,
+            ior: None,
+            ios: Vec::new(),
+        }
+    }
+
+    /// The binding mask all effective bindings share.
+    pub fn mask(&self) -> Option<PeMask> {
+        self.bindings.first().map(|b| b.mask)
+    }
+
+    fn closed(&self) -> bool {
+        self.bindings.last().is_some_and(|b| b.last)
+    }
+
+    /// Record one header command. `gprs` are the scalar registers B.DIM adds to its immediate.
+    pub fn header(
+        &mut self,
+        inst: &Instruction,
+        gprs: &[u64; GPR_COUNT],
+    ) -> Result<(), HeaderFault> {
+        let control = |msg: String| Err((FaultClass::BundleControl, msg));
+        match *inst {
+            Instruction::BDatr(d) => {
+                if self.datr.is_some() {
+                    return control("a second B.DATR in one bundle".into());
+                }
+                self.datr = Some(d);
+            }
+            Instruction::BDim(d) => {
+                let lb = d.lb as usize;
+                if self.dims[lb].is_some() {
+                    return control(format!("LB{lb} written twice in one bundle"));
+                }
+                let base = gprs.get(d.reg as usize).copied().unwrap_or(0);
+                self.dims[lb] = Some((base.wrapping_add(d.imm as u64) & 0xFFFF) as u32);
+            }
+            Instruction::BIot(iot) => {
+                if iot.mask.is_noop() {
+                    self.saw_noop_binding = true;
+                    return Ok(());
+                }
+                if self.closed() {
+                    return control("B.IOT after the binding marked last".into());
+                }
+                if self.mask().is_some_and(|m| m != iot.mask) {
+                    return Err((
+                        FaultClass::TileLegality,
+                        format!(
+                            "binding mask {} differs from the bundle's {}",
+                            iot.mask,
+                            self.mask().unwrap_or_default()
+                        ),
+                    ));
+                }
+                if self.bindings.len() >= PROFILE.max_bindings {
+                    return Err((
+                        FaultClass::TileLegality,
+                        format!(
+                            "more than {} Local bindings in one bundle",
+                            PROFILE.max_bindings
+                        ),
+                    ));
+                }
+                self.bindings.push(iot);
+            }
+            Instruction::BIor(r) => {
+                if self.ior.is_some() {
+                    return control("a second B.IOR in one bundle".into());
+                }
+                self.ior = Some(r);
+            }
+            Instruction::BIos(s) => self.ios.push(s),
+            Instruction::BStart(_) | Instruction::BStop => {
+                return control("block boundary handled as a header command".into())
+            }
+        }
+        Ok(())
+    }
+}

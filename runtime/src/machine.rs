@@ -1,0 +1,673 @@
+//! The interpreter: 64 Local tile registers, sticky status flags, the word decoder loop and the
+//! commit of each bundle in the spec's order (facts §3.5).
+//!
+//! A bundle executes when it commits (at BSTOP or the next BSTART). Commit checks, in order: empty
+//! (mask-0) stream, op decode, binding completeness, B.IOR/B.IOS, B.DATR applicability, the closed
+//! schema (types, B.DIM geometry, EXPDIF pair, integer divisors), destination resolution (effective
+//! type, renaming to the lowest free register of the hand, core capacity, derived shape), then
+//! operand legality (definedness, types, encodings, shapes), execution and atomic publication.
+//! Any fault publishes nothing: every tile and flag stays as it was before the bundle.
+
+use crate::bundle::{Block, GPR_COUNT};
+use crate::kernels::{self, first_zero_divisor, Job, View};
+use crate::numerics::{is_valid_encoding, Flags};
+use crate::tile::Tile;
+use ptoc_isa::dtype::EXPDIF_PAIRS;
+use ptoc_isa::encoding::Datr;
+use ptoc_isa::geometry::{LOCAL_REGISTERS, REGISTERS_PER_HAND};
+use ptoc_isa::ops::{by_selector, OperandRole};
+use ptoc_isa::profile::PROFILE;
+use ptoc_isa::{
+    Axis, DataType, ElementOp, FaultClass, Hand, Instruction, OpInfo, OpKind, PadValue, PeMask,
+    ResultKind, SizeCode, TileReg,
+};
+use std::fmt;
+
+/// A precise fault: its class, the 0-based bundle it happened in, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    pub class: FaultClass,
+    pub bundle: usize,
+    pub message: String,
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} in bundle {}: {}",
+            self.class, self.bundle, self.message
+        )
+    }
+}
+
+impl std::error::Error for Fault {}
+
+/// Why the loader could not place an argument tile.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("cannot load {reg}: {reason}")]
+pub struct LoadError {
+    pub reg: TileReg,
+    pub reason: String,
+}
+
+/// An allocated Local register: its tile and the PE mask it was allocated under.
+#[derive(Clone, Debug)]
+struct Slot {
+    tile: Tile,
+    mask: PeMask,
+}
+
+#[derive(Clone, Debug)]
+pub struct Machine {
+    regs: Vec<Option<Slot>>,
+    flags: Flags,
+    gprs: [u64; GPR_COUNT],
+    /// BSTARTs seen so far (the index the next bundle gets).
+    bundles: usize,
+}
+
+impl Default for Machine {
+    fn default() -> Self {
+        Machine::new()
+    }
+}
+
+type Checked<T> = Result<T, (FaultClass, String)>;
+
+fn legality<T>(msg: impl Into<String>) -> Checked<T> {
+    Err((FaultClass::TileLegality, msg.into()))
+}
+
+fn allocation<T>(msg: impl Into<String>) -> Checked<T> {
+    Err((FaultClass::TileAllocation, msg.into()))
+}
+
+/// Geometry a bundle's B.DIM describes (facts §1.3): valid rows × valid cols, physical cols.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Dims {
+    valid_rows: u32,
+    valid_cols: u32,
+    cols: u32,
+}
+
+/// What commit resolved about the destination before allocating it.
+struct Destination {
+    reg: TileReg,
+    tile: Tile,
+    pad: PadValue,
+}
+
+impl Machine {
+    pub fn new() -> Machine {
+        Machine {
+            regs: vec![None; LOCAL_REGISTERS as usize],
+            flags: 0,
+            gprs: [0; GPR_COUNT],
+            bundles: 0,
+        }
+    }
+
+    /// The kernel ABI: place a defined argument tile in a named register, allocated under all four
+    /// PEs (decision 10 default mask 1111).
+    pub fn load(&mut self, reg: TileReg, tile: Tile) -> Result<(), LoadError> {
+        self.load_with_mask(reg, tile, PeMask::ALL_PES)
+    }
+
+    /// Place a tile allocated under `mask`. Its physical rows must be those its SizeCode derives
+    /// (a tile without one gets the SizeCode that gives its rows), and the core capacity must hold.
+    pub fn load_with_mask(
+        &mut self,
+        reg: TileReg,
+        mut tile: Tile,
+        mask: PeMask,
+    ) -> Result<(), LoadError> {
+        let err = |reason: String| Err(LoadError { reg, reason });
+        if self.regs[reg.index() as usize].is_some() {
+            return err("the register is already allocated".into());
+        }
+        if mask.is_noop() {
+            return err("mask 0000 allocates nothing".into());
+        }
+        if !ptoc_isa::dtype::ARITHMETIC.contains(&tile.dtype) {
+            return err(format!("{} is not an arithmetic type", tile.dtype));
+        }
+        let count = tile.rows as usize * tile.cols as usize;
+        if tile.elements.len() != count || tile.defined.len() != count {
+            return err(format!("element vectors do not hold {count} elements"));
+        }
+        let size = match tile.size_code {
+            Some(s) => s,
+            None => match SizeCode::giving_rows(tile.rows, tile.cols, tile.dtype.bits()) {
+                Some(s) => s,
+                None => {
+                    return err(format!(
+                        "no SizeCode gives {} physical rows of {} columns",
+                        tile.rows, tile.cols
+                    ))
+                }
+            },
+        };
+        if size.derived_rows(tile.cols, tile.dtype.bits()) != Some(tile.rows) {
+            return err(format!(
+                "SizeCode {size} does not derive {} rows of {} columns",
+                tile.rows, tile.cols
+            ));
+        }
+        if tile.valid_rows > tile.rows
+            || tile.valid_cols > tile.cols
+            || tile.valid_rows == 0
+            || tile.valid_cols == 0
+        {
+            return err("the valid shape does not fit the physical shape".into());
+        }
+        let need = self.allocated_bytes() + mask.pe_count() as u64 * size.bytes() as u64;
+        if need > PROFILE.core_capacity_bytes as u64 {
+            return err(format!(
+                "core capacity exceeded ({need} of {} bytes)",
+                PROFILE.core_capacity_bytes
+            ));
+        }
+        tile.size_code = Some(size);
+        self.regs[reg.index() as usize] = Some(Slot { tile, mask });
+        Ok(())
+    }
+
+    /// The tile in a register, if allocated.
+    pub fn tile(&self, reg: TileReg) -> Option<&Tile> {
+        self.regs[reg.index() as usize].as_ref().map(|s| &s.tile)
+    }
+
+    /// The sticky status flags (NV=0x01 DZ=0x02 OF=0x04 UF=0x08 NX=0x10).
+    pub fn flags(&self) -> Flags {
+        self.flags
+    }
+
+    /// Set a scalar register a B.DIM may add to its immediate (selector 0 stays zero).
+    pub fn set_gpr(&mut self, selector: usize, value: u64) {
+        if (1..GPR_COUNT).contains(&selector) {
+            self.gprs[selector] = value;
+        }
+    }
+
+    /// Σ popcount(mask) × capacity over allocated Local tiles (decision 12).
+    pub fn allocated_bytes(&self) -> u64 {
+        self.regs
+            .iter()
+            .flatten()
+            .map(|s| s.mask.pe_count() as u64 * s.tile.size_code.map_or(0, |c| c.bytes()) as u64)
+            .sum()
+    }
+
+    /// Execute a program of 32-bit words. Bundles before a fault stay committed; the faulting
+    /// bundle changes nothing. A program must end outside a bundle.
+    pub fn run(&mut self, words: &[u32]) -> Result<(), Fault> {
+        let mut block: Option<Block> = None;
+        for &word in words {
+            let here = block.as_ref().map_or(self.bundles, |b| b.index);
+            let fault = |class, message: String| Fault {
+                class,
+                bundle: here,
+                message,
+            };
+            let inst = Instruction::decode(word)
+                .map_err(|e| fault(FaultClass::IllegalInstruction, e.to_string()))?;
+            match inst {
+                Instruction::BStart(start) => {
+                    if let Some(prev) = block.take() {
+                        self.commit(&prev)?;
+                    }
+                    block = Some(Block::open(self.bundles, start));
+                    self.bundles += 1;
+                }
+                Instruction::BStop => match block.take() {
+                    Some(b) => self.commit(&b)?,
+                    None => {
+                        return Err(fault(
+                            FaultClass::BundleControl,
+                            "BSTOP outside a bundle".into(),
+                        ))
+                    }
+                },
+                Instruction::BIot(iot) if iot.mask.is_noop() && block.is_none() => {}
+                header => match block.as_mut() {
+                    Some(b) => b
+                        .header(&header, &self.gprs)
+                        .map_err(|(class, message)| fault(class, message))?,
+                    None => {
+                        return Err(fault(
+                            FaultClass::BundleControl,
+                            format!("header command {word:#010x} outside a bundle"),
+                        ))
+                    }
+                },
+            }
+        }
+        match block {
+            Some(b) => Err(Fault {
+                class: FaultClass::BundleControl,
+                bundle: b.index,
+                message: "the program ends inside a bundle (no BSTOP)".into(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    fn commit(&mut self, block: &Block) -> Result<(), Fault> {
+        self.try_commit(block).map_err(|(class, message)| Fault {
+            class,
+            bundle: block.index,
+            message,
+        })
+    }
+
+    fn slot(&self, reg: TileReg) -> Option<&Slot> {
+        self.regs[reg.index() as usize].as_ref()
+    }
+
+    fn try_commit(&mut self, block: &Block) -> Checked<()> {
+        // 1. Only mask-0 bindings: success without effect.
+        if block.bindings.is_empty() && block.saw_noop_binding {
+            return Ok(());
+        }
+        // 2. The op.
+        let start = block.start;
+        let Some(op) = by_selector(start.mode as u32, start.function as u32) else {
+            return Err((
+                FaultClass::IllegalInstruction,
+                format!(
+                    "TEPL selector {:#05x} is not an op this interpreter executes",
+                    start.mode as u32 * 32 + start.function as u32
+                ),
+            ));
+        };
+        // 4. Binding completeness.
+        let sources: Vec<TileReg> = block
+            .bindings
+            .iter()
+            .flat_map(|b| b.source_regs())
+            .collect();
+        let dests: Vec<_> = block.bindings.iter().filter_map(|b| b.dst).collect();
+        if block.bindings.is_empty() || !block.bindings.last().is_some_and(|b| b.last) {
+            return Err((
+                FaultClass::BundleControl,
+                "the B.IOT stream is not terminated by a last binding".into(),
+            ));
+        }
+        if sources.len() != op.sources.len() || dests.len() != 1 {
+            return Err((
+                FaultClass::BundleControl,
+                format!(
+                    "{} takes {} source(s) and one destination; the bindings give {} and {}",
+                    op.mnemonic,
+                    op.sources.len(),
+                    sources.len(),
+                    dests.len()
+                ),
+            ));
+        }
+        // 5. Scalar and Shared bindings.
+        if block.ior.is_some() {
+            return legality(format!("{} takes no B.IOR", op.mnemonic));
+        }
+        if !block.ios.is_empty() {
+            return legality(format!("{} takes no B.IOS", op.mnemonic));
+        }
+        // 6. B.DATR applicability.
+        let pad = check_datr(op, block.datr)?;
+        // 7. Closed schema.
+        if block.bindings.len() != 1 {
+            return legality(format!(
+                "{} needs exactly one B.IOT carrying all operands",
+                op.mnemonic
+            ));
+        }
+        let src_type = start.dtype;
+        if !op.accepts(src_type) {
+            return legality(format!("{} does not accept {src_type}", op.mnemonic));
+        }
+        let dims = bundle_dims(block)?;
+        let dst_type = destination_type(op, src_type, block.datr)?;
+        self.check_schema(op, src_type, dims, &sources)?;
+        // 9. Destination resolution and allocation checks.
+        let (hand, size) = dests[0];
+        let mask = block.mask().unwrap_or_default();
+        let dst = self.resolve_destination(op, dst_type, dims, hand, size, mask, pad)?;
+        // 10. Operand legality, execution, publication.
+        self.check_operands(op, src_type, &dst.tile, &sources)?;
+        self.execute(op, src_type, dims, &sources, dst, mask)
+    }
+
+    /// Closed schema checks that need the source tiles (facts §1.3, §1.5, §1.6).
+    fn check_schema(
+        &self,
+        op: &OpInfo,
+        src_type: DataType,
+        dims: Dims,
+        sources: &[TileReg],
+    ) -> Checked<()> {
+        let full_shape = |reg: TileReg| -> Checked<()> {
+            let t = self.source(reg)?;
+            if (t.valid_rows, t.valid_cols, t.cols) != (dims.valid_rows, dims.valid_cols, dims.cols)
+            {
+                return legality(format!(
+                    "source {reg} is {} but B.DIM describes valid {}x{} with {} columns",
+                    t, dims.valid_rows, dims.valid_cols, dims.cols
+                ));
+            }
+            Ok(())
+        };
+        match op.kind {
+            OpKind::Reduce(..) => full_shape(sources[0])?,
+            OpKind::Expand(axis, elem) => {
+                let bcast = sources[op
+                    .sources
+                    .iter()
+                    .position(|r| *r == OperandRole::Bcast)
+                    .unwrap_or(0)];
+                if elem.is_some() {
+                    full_shape(sources[0])?;
+                }
+                self.check_broadcast(axis, bcast, dims)?;
+                if elem == Some(ElementOp::Div) && src_type.is_integer() {
+                    self.check_divisors(op, src_type, dims, sources)?;
+                }
+            }
+            OpKind::Binary(ElementOp::Div) if src_type.is_integer() => {
+                self.check_divisors(op, src_type, dims, sources)?;
+            }
+            OpKind::Binary(_) | OpKind::Exp => {}
+        }
+        Ok(())
+    }
+
+    fn source(&self, reg: TileReg) -> Checked<&Tile> {
+        match self.slot(reg) {
+            Some(s) => Ok(&s.tile),
+            None => legality(format!("source {reg} is not allocated")),
+        }
+    }
+
+    fn check_broadcast(&self, axis: Axis, reg: TileReg, dims: Dims) -> Checked<()> {
+        let t = self.source(reg)?;
+        let ok = match axis {
+            Axis::Row => t.valid_rows == dims.valid_rows && t.valid_cols == 1 && t.cols == 1,
+            Axis::Col => {
+                t.valid_rows == 1 && t.valid_cols == dims.valid_cols && t.cols == dims.cols
+            }
+        };
+        if ok {
+            return Ok(());
+        }
+        let want = match axis {
+            Axis::Row => format!("valid {}x1 with 1 column", dims.valid_rows),
+            Axis::Col => format!("valid 1x{} with {} columns", dims.valid_cols, dims.cols),
+        };
+        legality(format!("broadcast source {reg} is {t}; it must be {want}"))
+    }
+
+    /// Integer DIV: every valid divisor used must be nonzero (before any effect).
+    fn check_divisors(
+        &self,
+        op: &OpInfo,
+        src_type: DataType,
+        dims: Dims,
+        sources: &[TileReg],
+    ) -> Checked<()> {
+        let tiles: Vec<&Tile> = sources
+            .iter()
+            .map(|&r| self.source(r))
+            .collect::<Checked<_>>()?;
+        let divisor = tiles[1];
+        let domain = match op.kind {
+            // TDIV: the denominator's own valid rectangle.
+            OpKind::Binary(_) => (divisor.valid_rows as usize, divisor.valid_cols as usize),
+            _ => (dims.valid_rows as usize, dims.valid_cols as usize),
+        };
+        let views: Vec<View> = tiles.iter().map(|t| t.view()).collect();
+        let job = Job {
+            kind: op.kind,
+            src_type,
+            dst_type: src_type,
+            sources: &views,
+            out: &mut [],
+            out_cols: 0,
+            domain,
+        };
+        match first_zero_divisor(&job) {
+            Ok(None) => Ok(()),
+            Ok(Some((r, c))) => legality(format!(
+                "integer division by zero: {} element [{r}, {c}] is 0",
+                sources[1]
+            )),
+            Err(e) => legality(e.to_string()),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn resolve_destination(
+        &self,
+        op: &OpInfo,
+        dst_type: DataType,
+        dims: Dims,
+        hand: Hand,
+        size: SizeCode,
+        mask: PeMask,
+        pad: PadValue,
+    ) -> Checked<Destination> {
+        let (cols, valid_rows, valid_cols) = match (op.result, op.kind) {
+            (ResultKind::Reduced | ResultKind::Index, OpKind::Reduce(Axis::Row, _)) => {
+                (1, dims.valid_rows, 1)
+            }
+            (ResultKind::Reduced | ResultKind::Index, _) => (dims.cols, 1, dims.valid_cols),
+            _ => (dims.cols, dims.valid_rows, dims.valid_cols),
+        };
+        let Some(rows) = size.derived_rows(cols, dst_type.bits()) else {
+            return allocation(format!(
+                "SizeCode {size} ({} B) derives no rows for {cols} {dst_type} columns",
+                size.bytes()
+            ));
+        };
+        let first = hand as u8 * REGISTERS_PER_HAND;
+        let Some(index) =
+            (first..first + REGISTERS_PER_HAND).find(|&i| self.regs[i as usize].is_none())
+        else {
+            return allocation(format!("no free register in hand {}", hand.letter()));
+        };
+        let need = self.allocated_bytes() + mask.pe_count() as u64 * size.bytes() as u64;
+        if need > PROFILE.core_capacity_bytes as u64 {
+            return allocation(format!(
+                "core tile capacity exceeded: {need} > {} bytes",
+                PROFILE.core_capacity_bytes
+            ));
+        }
+        let capacity_elems = size.bytes() as u64 * 8 / dst_type.bits() as u64;
+        if valid_rows > rows
+            || valid_cols > cols
+            || valid_rows as u64 * valid_cols as u64 > capacity_elems
+        {
+            return allocation(format!(
+                "destination valid {valid_rows}x{valid_cols} does not fit SizeCode {size} ({rows}x{cols} {dst_type})"
+            ));
+        }
+        let tile = Tile::allocated(dst_type, size, cols, valid_rows, valid_cols)
+            .or_else(|e| allocation(e.0))?;
+        let reg = TileReg::new(index as u32)
+            .ok_or((FaultClass::TileAllocation, "register index".to_string()))?;
+        Ok(Destination { reg, tile, pad })
+    }
+
+    /// `TileOperandsLegal_*`: allocated, defined, typed, valid encodings, shapes (facts §1.3, §1.6).
+    fn check_operands(
+        &self,
+        op: &OpInfo,
+        src_type: DataType,
+        dst: &Tile,
+        sources: &[TileReg],
+    ) -> Checked<()> {
+        for (&reg, role) in sources.iter().zip(op.sources) {
+            let t = self.source(reg)?;
+            if !t.valid_region_defined() {
+                return legality(format!(
+                    "{} {reg} has undefined elements in its valid region",
+                    role.name()
+                ));
+            }
+            if t.dtype != src_type {
+                return legality(format!(
+                    "{} {reg} is {}, the bundle's type is {src_type}",
+                    role.name(),
+                    t.dtype
+                ));
+            }
+            let copy = matches!(op.kind, OpKind::Expand(_, None));
+            if !copy {
+                let bad = t
+                    .valid_values()
+                    .into_iter()
+                    .flatten()
+                    .find(|&b| !is_valid_encoding(t.dtype, b));
+                if let Some(bits) = bad {
+                    return legality(format!(
+                        "{} {reg} holds an invalid {} encoding {bits:#x}",
+                        role.name(),
+                        t.dtype
+                    ));
+                }
+            }
+            let full_shape = matches!(
+                role,
+                OperandRole::SrcLeft
+                    | OperandRole::SrcRight
+                    | OperandRole::Numerator
+                    | OperandRole::Denominator
+            ) || (*role == OperandRole::Src
+                && !matches!(op.kind, OpKind::Reduce(..)));
+            if full_shape
+                && (t.rows, t.cols, t.valid_rows, t.valid_cols)
+                    != (dst.rows, dst.cols, dst.valid_rows, dst.valid_cols)
+            {
+                return legality(format!(
+                    "{} {reg} is {t}; the destination is {dst}",
+                    role.name()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn execute(
+        &mut self,
+        op: &OpInfo,
+        src_type: DataType,
+        dims: Dims,
+        sources: &[TileReg],
+        dst: Destination,
+        mask: PeMask,
+    ) -> Checked<()> {
+        let Destination { reg, mut tile, pad } = dst;
+        let views: Vec<View> = sources
+            .iter()
+            .map(|&r| self.source(r).map(|t| t.view()))
+            .collect::<Checked<_>>()?;
+        let job = Job {
+            kind: op.kind,
+            src_type,
+            dst_type: tile.dtype,
+            sources: &views,
+            out_cols: tile.cols as usize,
+            out: &mut tile.elements,
+            domain: (dims.valid_rows as usize, dims.valid_cols as usize),
+        };
+        let flags = kernels::execute(job).or_else(|e| legality(e.to_string()))?;
+        publish_padding(&mut tile, pad);
+        self.regs[reg.index() as usize] = Some(Slot { tile, mask });
+        self.flags |= flags;
+        Ok(())
+    }
+}
+
+/// Mark the valid rectangle defined and fill the padding per the pad value (facts §4).
+pub fn publish_padding(tile: &mut Tile, pad: PadValue) {
+    let pad_bits = tile.dtype.pad_bits(pad);
+    let (vr, vc) = (tile.valid_rows as usize, tile.valid_cols as usize);
+    let cols = tile.cols as usize;
+    for (i, (e, d)) in tile
+        .elements
+        .iter_mut()
+        .zip(tile.defined.iter_mut())
+        .enumerate()
+    {
+        if i / cols < vr && i % cols < vc {
+            *d = true;
+        } else {
+            *e = pad_bits.unwrap_or(0);
+            *d = pad_bits.is_some();
+        }
+    }
+}
+
+/// B.DATR field applicability (decision 4): only PadValue may be nonzero, plus DataType on EXPDIF;
+/// the DataType field of other ops is ignored. Returns the pad (omitted B.DATR → Null).
+fn check_datr(op: &OpInfo, datr: Option<Datr>) -> Checked<PadValue> {
+    let Some(d) = datr else {
+        return Ok(PadValue::Null);
+    };
+    let mut extra = Vec::new();
+    for (name, nonzero) in [
+        ("CMode", d.cmode != 0),
+        ("Sat", d.sat),
+        ("Canonicalize", d.canonicalize),
+        ("RMode", d.rmode != 0),
+        ("Layout", d.layout != 0),
+    ] {
+        if nonzero {
+            extra.push(name);
+        }
+    }
+    let expdif = matches!(op.kind, OpKind::Expand(_, Some(ElementOp::ExpDif)));
+    if !expdif && !PROFILE.datr_datatype_ignored_when_not_applicable && d.dtype.is_some() {
+        extra.push("DataType");
+    }
+    if extra.is_empty() {
+        Ok(d.pad)
+    } else {
+        legality(format!(
+            "B.DATR field(s) {} must be zero for {}",
+            extra.join(", "),
+            op.mnemonic
+        ))
+    }
+}
+
+/// LB0 (required) → valid cols, LB1 → valid rows (1), LB2 → physical cols (LB0); present zeros fault.
+fn bundle_dims(block: &Block) -> Checked<Dims> {
+    if let Some(lb) = (0..3).find(|&i| block.dims[i] == Some(0)) {
+        return legality(format!("B.DIM LB{lb} is 0"));
+    }
+    let Some(valid_cols) = block.dims[0] else {
+        return legality("B.DIM LB0 (valid columns) is missing");
+    };
+    Ok(Dims {
+        valid_cols,
+        valid_rows: block.dims[1].unwrap_or(1),
+        cols: block.dims[2].unwrap_or(valid_cols),
+    })
+}
+
+/// The destination type: the source's, U32 for ARG, the B.DATR type for EXPDIF (facts §1.4–1.5).
+fn destination_type(op: &OpInfo, src_type: DataType, datr: Option<Datr>) -> Checked<DataType> {
+    match op.result {
+        // The decoded path always types ARG results U32 (`ResolveBundleTileDestinationsForOperation`).
+        ResultKind::Index => Ok(DataType::U32),
+        ResultKind::ExpDif => {
+            let dst = datr.and_then(|d| d.dtype).unwrap_or(src_type);
+            if EXPDIF_PAIRS.contains(&(src_type, dst)) {
+                Ok(dst)
+            } else {
+                legality(format!("EXPDIF cannot produce {dst} from {src_type}"))
+            }
+        }
+        _ => Ok(src_type),
+    }
+}

@@ -1,0 +1,211 @@
+//! The reference evaluator: runs a tile-IR [`Function`] directly, on the tile types as written,
+//! before any pass — the meaning `ptoc verify` compares compiled code against (design note §5).
+//!
+//! It shares the element kernels with the interpreter ([`crate::kernels`]) and nothing else: no
+//! decoder, allocator, SizeCodes or registers. Each result has the physical shape of its IR type,
+//! the valid region computed by the op and padding per the type's `pad`.
+
+use crate::kernels::{self, Job, View};
+use crate::machine::publish_padding;
+use crate::numerics::{is_valid_encoding, Flags};
+use crate::tile::Tile;
+use ptoc_ir::{Function, Location, Op, TileType};
+use ptoc_isa::dtype::{ARG_RESULTS, EXPDIF_PAIRS};
+use ptoc_isa::{Axis, OpKind, ResultKind};
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EvalError {
+    #[error("@{function} takes {expected} argument(s), {given} given")]
+    ArgCount {
+        function: String,
+        expected: usize,
+        given: usize,
+    },
+    #[error("argument {index} ({ty}): {message}")]
+    Arg {
+        index: usize,
+        ty: String,
+        message: String,
+    },
+    #[error("{loc}: {mnemonic}: {message}")]
+    Op {
+        loc: Location,
+        mnemonic: String,
+        message: String,
+    },
+}
+
+/// The results of a function, one tile per returned value, and the OR of all status flags.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Evaluation {
+    pub results: Vec<Tile>,
+    pub flags: Flags,
+}
+
+/// Evaluate `func` on `args` (valid regions defined; physical shape may differ from the type's).
+pub fn evaluate(func: &Function, args: &[Tile]) -> Result<Vec<Tile>, EvalError> {
+    evaluate_with_flags(func, args).map(|e| e.results)
+}
+
+pub fn evaluate_with_flags(func: &Function, args: &[Tile]) -> Result<Evaluation, EvalError> {
+    if args.len() != func.args.len() {
+        return Err(EvalError::ArgCount {
+            function: func.name.clone(),
+            expected: func.args.len(),
+            given: args.len(),
+        });
+    }
+    let mut values: Vec<Option<Tile>> = vec![None; func.values.len()];
+    for (index, (&id, tile)) in func.args.iter().zip(args).enumerate() {
+        let ty = func.ty(id);
+        let arg_err = |message: String| EvalError::Arg {
+            index,
+            ty: ty.to_string(),
+            message,
+        };
+        let (_, _, vr, vc) = ty
+            .dims()
+            .ok_or_else(|| arg_err("the type has '?' dimensions".into()))?;
+        if tile.dtype != ty.dtype || (tile.valid_rows, tile.valid_cols) != (vr, vc) {
+            return Err(arg_err(format!("the tile given is {tile}")));
+        }
+        if tile.elements.len() != tile.rows as usize * tile.cols as usize
+            || tile.defined.len() != tile.elements.len()
+        {
+            return Err(arg_err(
+                "the tile's element vectors do not match its shape".into(),
+            ));
+        }
+        values[id.0 as usize] = Some(tile.clone());
+    }
+    let mut flags = 0;
+    for op in &func.ops {
+        let op_err = |message: String| EvalError::Op {
+            loc: op.loc.clone(),
+            mnemonic: op.info.mnemonic.to_string(),
+            message,
+        };
+        let operands: Vec<&Tile> = op
+            .operands
+            .iter()
+            .map(|v| values.get(v.0 as usize).and_then(Option::as_ref))
+            .collect::<Option<_>>()
+            .ok_or_else(|| op_err("an operand is used before it is defined".into()))?;
+        let (tile, f) = evaluate_op(op, &operands, func.ty(op.result)).map_err(op_err)?;
+        flags |= f;
+        values[op.result.0 as usize] = Some(tile);
+    }
+    let results = func
+        .results
+        .iter()
+        .map(|v| values.get(v.0 as usize).cloned().flatten())
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| EvalError::Op {
+            loc: func.loc.clone(),
+            mnemonic: "return".into(),
+            message: "a returned value is never defined".into(),
+        })?;
+    Ok(Evaluation { results, flags })
+}
+
+/// One op on its operand tiles, producing a tile of `result_ty`.
+fn evaluate_op(op: &Op, operands: &[&Tile], result_ty: &TileType) -> Result<(Tile, Flags), String> {
+    let info = op.info;
+    if operands.len() != info.sources.len() {
+        return Err(format!(
+            "takes {} operand(s), has {}",
+            info.sources.len(),
+            operands.len()
+        ));
+    }
+    let (rows, cols, vr, vc) = result_ty
+        .dims()
+        .ok_or("the result type has '?' dimensions")?;
+    let src_type = operands[0].dtype;
+    if !info.accepts(src_type) {
+        return Err(format!("does not accept {src_type}"));
+    }
+    if let Some(t) = operands.iter().find(|t| t.dtype != src_type) {
+        return Err(format!("operands mix {src_type} and {}", t.dtype));
+    }
+    let dst_ok = match info.result {
+        ResultKind::Index => ARG_RESULTS.contains(&result_ty.dtype),
+        ResultKind::ExpDif => EXPDIF_PAIRS.contains(&(src_type, result_ty.dtype)),
+        _ => result_ty.dtype == src_type,
+    };
+    if !dst_ok {
+        return Err(format!(
+            "cannot produce {} from {src_type}",
+            result_ty.dtype
+        ));
+    }
+    let valid = |t: &Tile| (t.valid_rows, t.valid_cols);
+    let domain = match info.kind {
+        OpKind::Reduce(axis, _) => {
+            let (sr, sc) = valid(operands[0]);
+            let want = if axis == Axis::Row { (sr, 1) } else { (1, sc) };
+            if (vr, vc) != want {
+                return Err(format!(
+                    "result valid {vr}x{vc} should be {}x{}",
+                    want.0, want.1
+                ));
+            }
+            (sr, sc)
+        }
+        OpKind::Expand(axis, elem) => {
+            let bcast = operands[if elem.is_some() { 1 } else { 0 }];
+            let want = if axis == Axis::Row { (vr, 1) } else { (1, vc) };
+            if valid(bcast) != want {
+                return Err(format!(
+                    "broadcast operand is {bcast}; its valid shape must be {}x{}",
+                    want.0, want.1
+                ));
+            }
+            if elem.is_some() && valid(operands[0]) != (vr, vc) {
+                return Err(format!(
+                    "source is {}; the result's valid shape is {vr}x{vc}",
+                    operands[0]
+                ));
+            }
+            (vr, vc)
+        }
+        OpKind::Binary(_) | OpKind::Exp => {
+            if let Some(t) = operands.iter().find(|t| valid(t) != (vr, vc)) {
+                return Err(format!(
+                    "operand {t} does not match the result's valid shape {vr}x{vc}"
+                ));
+            }
+            (vr, vc)
+        }
+    };
+    for t in operands {
+        if !t.valid_region_defined() {
+            return Err(format!(
+                "operand {t} has undefined elements in its valid region"
+            ));
+        }
+        let copy = matches!(info.kind, OpKind::Expand(_, None));
+        if !copy
+            && t.valid_values()
+                .into_iter()
+                .flatten()
+                .any(|b| !is_valid_encoding(t.dtype, b))
+        {
+            return Err(format!("operand {t} holds an invalid {} encoding", t.dtype));
+        }
+    }
+    let mut out = Tile::new(result_ty.dtype, rows, cols, vr, vc).map_err(|e| e.0)?;
+    let views: Vec<View> = operands.iter().map(|t| t.view()).collect();
+    let job = Job {
+        kind: info.kind,
+        src_type,
+        dst_type: result_ty.dtype,
+        sources: &views,
+        out_cols: cols as usize,
+        out: &mut out.elements,
+        domain: (domain.0 as usize, domain.1 as usize),
+    };
+    let flags = kernels::execute(job).map_err(|e| e.to_string())?;
+    publish_padding(&mut out, result_ty.pad);
+    Ok((out, flags))
+}

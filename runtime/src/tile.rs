@@ -1,0 +1,159 @@
+//! A tile value: type, geometry, row-major element carriers and per-element definedness.
+//!
+//! The same [`Tile`] is what the loader places in a register, what the interpreter publishes and
+//! what the reference evaluator takes and returns (facts §3.2: descriptor + payload + defined bits).
+
+use ptoc_isa::{DataType, SizeCode};
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tile {
+    pub dtype: DataType,
+    /// The SizeCode the tile was allocated with; `None` for reference-evaluator tiles, whose
+    /// physical shape is the IR type's as written.
+    pub size_code: Option<SizeCode>,
+    pub rows: u32,
+    pub cols: u32,
+    pub valid_rows: u32,
+    pub valid_cols: u32,
+    /// `rows × cols` carriers, row-major; the low `dtype.bits()` bits are significant.
+    pub elements: Vec<u64>,
+    /// Definedness of each element.
+    pub defined: Vec<bool>,
+}
+
+/// A tile shape that cannot exist.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ShapeError(pub String);
+
+impl Tile {
+    /// An all-undefined (zero) tile of the given physical and valid shape.
+    pub fn new(
+        dtype: DataType,
+        rows: u32,
+        cols: u32,
+        valid_rows: u32,
+        valid_cols: u32,
+    ) -> Result<Tile, ShapeError> {
+        if rows == 0 || cols == 0 || valid_rows == 0 || valid_cols == 0 {
+            return Err(ShapeError(format!(
+                "tile dimensions must be nonzero ({rows}x{cols}, valid {valid_rows}x{valid_cols})"
+            )));
+        }
+        if valid_rows > rows || valid_cols > cols {
+            return Err(ShapeError(format!(
+                "valid shape {valid_rows}x{valid_cols} exceeds physical {rows}x{cols}"
+            )));
+        }
+        let count = rows as usize * cols as usize;
+        Ok(Tile {
+            dtype,
+            size_code: None,
+            rows,
+            cols,
+            valid_rows,
+            valid_cols,
+            elements: vec![0; count],
+            defined: vec![false; count],
+        })
+    }
+
+    /// An all-undefined tile whose physical rows derive from a SizeCode (facts §3.3).
+    pub fn allocated(
+        dtype: DataType,
+        size_code: SizeCode,
+        cols: u32,
+        valid_rows: u32,
+        valid_cols: u32,
+    ) -> Result<Tile, ShapeError> {
+        let rows = size_code.derived_rows(cols, dtype.bits()).ok_or_else(|| {
+            ShapeError(format!(
+                "{} bytes hold no whole rows of {cols} {dtype} columns",
+                size_code.bytes()
+            ))
+        })?;
+        let mut tile = Tile::new(dtype, rows, cols, valid_rows, valid_cols)?;
+        tile.size_code = Some(size_code);
+        Ok(tile)
+    }
+
+    /// Fill the valid region row-major from `values` (cut to the element width) and mark it
+    /// defined. `values` must have exactly `valid_rows × valid_cols` entries.
+    pub fn with_valid_values(mut self, values: &[u64]) -> Result<Tile, ShapeError> {
+        let want = self.valid_rows as usize * self.valid_cols as usize;
+        if values.len() != want {
+            return Err(ShapeError(format!(
+                "{} values given for a {}x{} valid region",
+                values.len(),
+                self.valid_rows,
+                self.valid_cols
+            )));
+        }
+        let vc = self.valid_cols as usize;
+        for (i, &v) in values.iter().enumerate() {
+            self.set(i / vc, i % vc, v);
+        }
+        Ok(self)
+    }
+
+    pub fn index(&self, row: usize, col: usize) -> usize {
+        row * self.cols as usize + col
+    }
+
+    /// The element at (row, col) if it exists and is defined.
+    pub fn get(&self, row: usize, col: usize) -> Option<u64> {
+        if row >= self.rows as usize || col >= self.cols as usize {
+            return None;
+        }
+        let i = self.index(row, col);
+        self.defined[i].then_some(self.elements[i])
+    }
+
+    /// Set and define one element (ignored outside the physical shape).
+    pub fn set(&mut self, row: usize, col: usize, bits: u64) {
+        if row < self.rows as usize && col < self.cols as usize {
+            let i = self.index(row, col);
+            self.elements[i] = bits & self.dtype.carrier_mask();
+            self.defined[i] = true;
+        }
+    }
+
+    /// Whether every element of the valid rectangle is defined.
+    pub fn valid_region_defined(&self) -> bool {
+        let (vr, vc) = (self.valid_rows as usize, self.valid_cols as usize);
+        (0..vr).all(|r| {
+            let start = self.index(r, 0);
+            self.defined[start..start + vc].iter().all(|&d| d)
+        })
+    }
+
+    /// The valid rectangle's elements, row-major (`None` for undefined ones).
+    pub fn valid_values(&self) -> Vec<Option<u64>> {
+        let (vr, vc) = (self.valid_rows as usize, self.valid_cols as usize);
+        (0..vr)
+            .flat_map(|r| (0..vc).map(move |c| (r, c)))
+            .map(|(r, c)| self.get(r, c))
+            .collect()
+    }
+
+    /// The elements as a row-major kernel operand.
+    pub fn view(&self) -> crate::kernels::View<'_> {
+        crate::kernels::View::new(&self.elements, self.cols as usize)
+    }
+
+    /// Bytes of the physical tile (rows × cols × element width).
+    pub fn bytes(&self) -> u64 {
+        self.rows as u64 * self.cols as u64 * self.dtype.bits() as u64 / 8
+    }
+}
+
+impl fmt::Display for Tile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}x{}x{} (valid {}x{})",
+            self.rows, self.cols, self.dtype, self.valid_rows, self.valid_cols
+        )
+    }
+}
