@@ -1,0 +1,302 @@
+//! `pto-fuse`: fold broadcasts into the expand-op forms by equality saturation (egg).
+//!
+//! Each function's dataflow DAG becomes an e-graph ([`lang`]): one class per value, every op node
+//! carrying its result type as a leaf. The bit-exact rewrites of [`rules`] run to saturation
+//! within a node and an iteration limit (never a time limit, so the output does not depend on the
+//! machine's speed). The DAG-aware extractor of [`extract`] then picks, per value, the form with
+//! the lowest program cost (bundles and tile bytes, each value paid for once), and the function is
+//! rebuilt from it in program order: ops keep their SSA names, locations and result types; a
+//! fused op takes the location and name of the op it replaces; argument and result order are kept.
+//!
+//! The pass never removes an op that was dead in its input (a dead op can still fault or raise
+//! status flags); it only drops ops that the rewrites made redundant. It is skipped at `-O0`.
+//! Any internal inconsistency leaves the function unchanged rather than failing.
+
+pub mod extract;
+pub mod lang;
+pub mod rules;
+pub mod synth;
+#[cfg(test)]
+mod tests;
+
+use crate::{Pass, PassContext};
+use egg::{Id, Runner, SimpleScheduler, StopReason};
+use extract::{Extraction, Origin};
+use lang::{leaf_type, OpCode, TileAnalysis, TileGraph, TileNode};
+use ptoc_ir::{Diagnostic, Function, Location, ValueId};
+use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
+
+/// The pass.
+pub struct Fuse;
+
+const NAME: &str = "pto-fuse";
+
+/// Saturation limits. Each rule application adds at most three nodes per matched op and no rule
+/// feeds itself unboundedly, so real kernels saturate in a few iterations well inside these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub iterations: usize,
+    pub nodes: usize,
+}
+
+impl Limits {
+    /// Limits for an e-graph that starts with `initial_nodes` nodes: 16 iterations and four times
+    /// the initial size (plus slack for tiny functions), so big kernels stay linear.
+    pub fn for_size(initial_nodes: usize) -> Limits {
+        Limits {
+            iterations: 16,
+            nodes: initial_nodes.saturating_mul(4).saturating_add(1024),
+        }
+    }
+}
+
+/// What one run of the pass on one function did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    pub egraph_nodes: usize,
+    pub egraph_classes: usize,
+    pub iterations: usize,
+    pub rules_applied: usize,
+    /// Per rule name, how often it applied (sorted by name).
+    pub applied: BTreeMap<String, usize>,
+    pub ops_before: usize,
+    pub ops_after: usize,
+    /// The DAG cost of the input and of the output ([`extract`]'s cost model).
+    pub cost_before: u64,
+    pub cost_after: u64,
+    /// True when saturation stopped at a limit rather than saturating.
+    pub hit_limit: bool,
+}
+
+impl Pass for Fuse {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn description(&self) -> &'static str {
+        "Fuse broadcasts into expand ops by equality saturation (egg) with DAG-aware extraction"
+    }
+
+    fn run(&self, func: &mut Function, ctx: &mut PassContext) -> Result<(), Vec<Diagnostic>> {
+        if ctx.options.opt_level == 0 {
+            return Ok(());
+        }
+        let Some((fused, report)) = fuse_function(func) else {
+            return Ok(());
+        };
+        ctx.record(NAME, "e-graph nodes", report.egraph_nodes as u64);
+        ctx.record(NAME, "e-graph classes", report.egraph_classes as u64);
+        ctx.record(NAME, "iterations", report.iterations as u64);
+        ctx.record(NAME, "rules applied", report.rules_applied as u64);
+        ctx.record(NAME, "ops before", report.ops_before as u64);
+        ctx.record(NAME, "ops after", report.ops_after as u64);
+        if report.hit_limit {
+            ctx.record(NAME, "functions stopped at a limit", 1);
+        }
+        *func = fused;
+        Ok(())
+    }
+}
+
+/// The e-graph of a function, with the class of every value and what must be kept.
+struct Built {
+    egraph: TileGraph,
+    /// The class of each value (indexed by `ValueId`).
+    class_of: Vec<Option<Id>>,
+    origins: Vec<Origin>,
+    roots: Vec<Id>,
+}
+
+fn build(func: &Function) -> Option<Built> {
+    let mut analysis = TileAnalysis::default();
+    for &a in &func.args {
+        let t = analysis.intern(*func.ty(a));
+        analysis.arg_types.push(t);
+    }
+    let mut egraph = TileGraph::new(analysis);
+    let mut class_of: Vec<Option<Id>> = vec![None; func.values.len()];
+    let mut origins = Vec::with_capacity(func.args.len() + func.ops.len());
+    for (i, &a) in func.args.iter().enumerate() {
+        let node = TileNode::Arg(i as u32);
+        let id = egraph.add(node.clone());
+        *class_of.get_mut(a.0 as usize)? = Some(id);
+        origins.push(Origin {
+            class: id,
+            position: 0,
+            node,
+        });
+    }
+    for (i, op) in func.ops.iter().enumerate() {
+        let code = OpCode::of(op.info)?;
+        let sources = op
+            .operands
+            .iter()
+            .map(|v| class_of.get(v.0 as usize).copied().flatten())
+            .collect::<Option<Vec<Id>>>()?;
+        let ty = egraph.analysis.intern(*func.ty(op.result));
+        let leaf = egraph.add(TileNode::Type(ty));
+        let node = TileNode::op(code, &sources, leaf)?;
+        let id = egraph.add(node.clone());
+        *class_of.get_mut(op.result.0 as usize)? = Some(id);
+        origins.push(Origin {
+            class: id,
+            position: i as u32 + 1,
+            node,
+        });
+    }
+    // Roots: the results, and every op whose result was already unused (never deleted here).
+    let uses = func.use_counts();
+    let mut roots = Vec::new();
+    for r in &func.results {
+        roots.push(class_of.get(r.0 as usize).copied().flatten()?);
+    }
+    for op in &func.ops {
+        if uses.get(op.result.0 as usize) == Some(&0) {
+            roots.push(class_of[op.result.0 as usize]?);
+        }
+    }
+    Some(Built {
+        egraph,
+        class_of,
+        origins,
+        roots,
+    })
+}
+
+/// Run saturation and extraction on `func`; the rewritten function and what happened, or `None`
+/// if the function could not be represented (it is then left alone).
+pub fn fuse_function(func: &Function) -> Option<(Function, Report)> {
+    let built = build(func)?;
+    let before = extract::input_cost(&built.egraph, &built.roots);
+    let limits = Limits::for_size(built.egraph.total_size());
+    let runner: Runner<TileNode, TileAnalysis> = Runner::new(TileAnalysis::default())
+        .with_egraph(built.egraph)
+        .with_iter_limit(limits.iterations)
+        .with_node_limit(limits.nodes)
+        // Only the node and iteration limits bound the run: a time limit would make the output
+        // depend on the machine's speed.
+        .with_time_limit(Duration::MAX)
+        .with_scheduler(SimpleScheduler)
+        .run(rules::rules());
+    let mut applied: BTreeMap<String, usize> = BTreeMap::new();
+    for iteration in &runner.iterations {
+        for (rule, n) in &iteration.applied {
+            *applied.entry(rule.to_string()).or_default() += n;
+        }
+    }
+    let hit_limit = !matches!(runner.stop_reason, Some(StopReason::Saturated));
+    let egraph = runner.egraph;
+    let extraction = extract::extract(&egraph, &built.roots, &built.origins)?;
+    let fused = rebuild(func, &egraph, &built.class_of, &extraction)?;
+    let report = Report {
+        egraph_nodes: egraph.total_size(),
+        egraph_classes: egraph.number_of_classes(),
+        iterations: runner.iterations.len(),
+        rules_applied: applied.values().sum(),
+        applied,
+        ops_before: func.ops.len(),
+        ops_after: fused.ops.len(),
+        cost_before: before,
+        cost_after: extraction.cost,
+        hit_limit,
+    };
+    Some((fused, report))
+}
+
+/// The function the extraction describes, in its order, with `func`'s names, locations and
+/// attributes where an op survives or replaces one.
+fn rebuild(
+    func: &Function,
+    egraph: &TileGraph,
+    class_of: &[Option<Id>],
+    extraction: &Extraction,
+) -> Option<Function> {
+    // The earliest original op of each class.
+    let mut original: HashMap<Id, usize> = HashMap::new();
+    for (i, op) in func.ops.iter().enumerate() {
+        let class = egraph.find(class_of.get(op.result.0 as usize).copied().flatten()?);
+        original.entry(class).or_insert(i);
+    }
+    // A class the rules created takes the location of its earliest user.
+    let mut inherited: HashMap<Id, Location> = HashMap::new();
+    for (class, node) in extraction.order.iter().rev() {
+        let loc = match original.get(class) {
+            Some(&i) => func.ops[i].loc.clone(),
+            None => inherited
+                .get(class)
+                .cloned()
+                .unwrap_or_else(|| func.loc.clone()),
+        };
+        for src in node.sources() {
+            if !original.contains_key(src) {
+                inherited.insert(*src, loc.clone());
+            }
+        }
+    }
+
+    let mut out = Function::new(func.name.clone(), func.loc.clone());
+    out.attrs = func.attrs.clone();
+    for &a in &func.args {
+        let v = func.value(a);
+        out.add_arg(v.name.clone(), v.ty);
+    }
+    out.arg_attrs = func.arg_attrs.clone();
+    let mut value_of: HashMap<Id, ValueId> = HashMap::new();
+    for (class, node) in &extraction.order {
+        match node {
+            TileNode::Type(_) => {}
+            TileNode::Arg(i) => {
+                value_of.insert(*class, *out.args.get(*i as usize)?);
+            }
+            TileNode::Op { code, .. } => {
+                let operands = node
+                    .sources()
+                    .iter()
+                    .map(|s| value_of.get(s).copied())
+                    .collect::<Option<Vec<_>>>()?;
+                let ty = leaf_type(egraph, node.type_child()?)?;
+                let (name, loc, attrs) = match original.get(class) {
+                    Some(&i) => {
+                        let op = &func.ops[i];
+                        let same = OpCode::of(op.info) == Some(*code)
+                            && op
+                                .operands
+                                .iter()
+                                .map(|v| class_of[v.0 as usize].map(|c| egraph.find(c)))
+                                .eq(node.sources().iter().map(|&s| Some(s)));
+                        let attrs = if same {
+                            op.attrs.clone()
+                        } else {
+                            BTreeMap::new()
+                        };
+                        (func.value(op.result).name.clone(), op.loc.clone(), attrs)
+                    }
+                    None => (
+                        None,
+                        inherited
+                            .get(class)
+                            .cloned()
+                            .unwrap_or_else(|| func.loc.clone()),
+                        BTreeMap::new(),
+                    ),
+                };
+                let result = out.push_op(code.info(), operands, ty, name, loc);
+                if let Some(op) = out.ops.last_mut() {
+                    op.attrs = attrs;
+                }
+                value_of.insert(*class, result);
+            }
+        }
+    }
+    for r in &func.results {
+        let class = egraph.find(class_of.get(r.0 as usize).copied().flatten()?);
+        out.results.push(*value_of.get(&class)?);
+    }
+    Some(out)
+}
+
+impl Fuse {
+    /// The pass's pipeline name (also [`Pass::name`]).
+    pub const NAME: &'static str = NAME;
+}

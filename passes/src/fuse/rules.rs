@@ -1,0 +1,332 @@
+//! The rewrites of `pto-fuse`, each bit-exact under the ISA semantics (facts §1.2–1.8).
+//!
+//! Every rule is generated from the catalogue (`ops::by_kind`) for both axes and written as a
+//! pattern whose name says what it does (`row-expand-into-add`). Each checks its exactness
+//! conditions on the types the analysis attaches to the matched classes: equal element types,
+//! equal physical and valid geometry, a broadcast vector that fits the full shape (facts §1.3), and
+//! an element type the fused op accepts. Padding of a *source* is never read by these ops (facts
+//! §4), so source pads are ignored; a result's pad is kept by reusing the matched op's result-type
+//! leaf `?t`. Sources persist (facts §3.4), so reading a value in a different bundle can never
+//! observe a modified tile.
+//!
+//! Commutativity is never a rule of its own (it would double the e-graph at every commutative
+//! op); the commutative ops get a second, mirrored pattern instead.
+
+use super::lang::{leaf_type, value_type, OpCode, TileAnalysis, TileGraph, TileNode};
+use egg::{Applier, ConditionalApplier, Id, Pattern, PatternAst, Rewrite, Subst, Symbol, Var};
+use ptoc_ir::TileType;
+use ptoc_isa::dtype::EXPDIF_PAIRS;
+use ptoc_isa::{Axis, ElementOp, OpKind, PadValue, Reduction, TypeClass};
+use std::sync::OnceLock;
+
+pub type TileRewrite = Rewrite<TileNode, TileAnalysis>;
+
+/// Every rule, built once.
+pub fn rules() -> &'static [TileRewrite] {
+    static RULES: OnceLock<Vec<TileRewrite>> = OnceLock::new();
+    RULES.get_or_init(build_rules)
+}
+
+const AXES: [Axis; 2] = [Axis::Row, Axis::Col];
+const BINARY: [ElementOp; 6] = [
+    ElementOp::Add,
+    ElementOp::Sub,
+    ElementOp::Mul,
+    ElementOp::Div,
+    ElementOp::Max,
+    ElementOp::Min,
+];
+
+fn axis_name(axis: Axis) -> &'static str {
+    match axis {
+        Axis::Row => "row",
+        Axis::Col => "col",
+    }
+}
+
+fn op_name(op: ElementOp) -> String {
+    format!("{op:?}").to_ascii_lowercase()
+}
+
+fn build_rules() -> Vec<TileRewrite> {
+    let mut rules = Vec::new();
+    for axis in AXES {
+        for op in BINARY {
+            rules.extend(expand_into_binary(axis, op, false));
+            if op.is_commutative() {
+                rules.extend(expand_into_binary(axis, op, true));
+            }
+        }
+        rules.extend(expand_sub_into_exp(axis));
+        for op in BINARY {
+            rules.extend(expand_once(axis, op));
+        }
+        for red in [Reduction::Max, Reduction::Min] {
+            rules.extend(reduce_of_expand(axis, red));
+        }
+    }
+    rules
+}
+
+fn var(name: &str) -> Var {
+    // Only called with the literal names below, which always parse.
+    name.parse()
+        .unwrap_or_else(|_| Var::from(Symbol::from(name)))
+}
+
+/// Same element type and the same physical and valid shape, all known. Pads are not compared: no
+/// op reads a source's padding.
+fn same_shape(a: &TileType, b: &TileType) -> bool {
+    a.dtype == b.dtype && a.dims().is_some() && a.dims() == b.dims()
+}
+
+/// `vector` is a legal broadcast operand for an expand op whose full shape is `full` (facts §1.3):
+/// same element type; row: `VR×1` with one physical column; column: `1×VC` with `full`'s columns.
+fn broadcast_fits(axis: Axis, vector: &TileType, full: &TileType) -> bool {
+    let (Some((_, vcols, vvr, vvc)), Some((_, fcols, fvr, fvc))) = (vector.dims(), full.dims())
+    else {
+        return false;
+    };
+    vector.dtype == full.dtype
+        && match axis {
+            Axis::Row => vcols == 1 && vvc == 1 && vvr == fvr,
+            Axis::Col => vvr == 1 && vvc == fvc && vcols == fcols,
+        }
+}
+
+/// `tOP(a, trowexpand(b))` → `trowexpandOP(a, b)`, and for commutative OP also
+/// `tOP(trowexpand(b), a)` → `trowexpandOP(a, b)`; columns likewise.
+///
+/// Exact: element `[r,c]` of both sides is `a[r,c] OP b[r,0]` (resp. `b[0,c]`), computed by the
+/// same element rule (facts §1.2 "TADD rules" …) with one rounding, and the copy expand is a bit
+/// copy. The mirrored form relies on ADD/MUL being commutative under IEEE RNE with canonical NaN
+/// results and on MAX/MIN being symmetric (one NaN → the other operand, two NaNs → canonical NaN,
+/// signed-zero rules symmetric, equal keys mean equal bits; integers return equal values on
+/// ties, facts §1.7–1.8). Status flags are an OR over the same element operations. Integer DIV:
+/// TDIV faults if its denominator rectangle, i.e. every valid `b[r,0]`, holds a zero; the expand
+/// DIV faults if a used broadcast element, the same `b[r,0]`, is zero — same set, same fault.
+/// Conditions: `a`, the expand result and the result share type and geometry, `b` fits as the
+/// broadcast, and the fused op accepts the type; the fused op takes the binary op's result type.
+fn expand_into_binary(axis: Axis, op: ElementOp, expand_on_left: bool) -> Option<TileRewrite> {
+    let binary = OpCode::of_kind(OpKind::Binary(op))?;
+    let copy = OpCode::of_kind(OpKind::Expand(axis, None))?;
+    let fused = OpCode::of_kind(OpKind::Expand(axis, Some(op)))?;
+    let (b, c) = (binary.name(), copy.name());
+    let lhs = if expand_on_left {
+        format!("({b} ({c} ?b ?te) ?a ?t)")
+    } else {
+        format!("({b} ?a ({c} ?b ?te) ?t)")
+    };
+    let name = format!(
+        "{}-expand-into-{}{}",
+        axis_name(axis),
+        op_name(op),
+        if expand_on_left { "-from-left" } else { "" }
+    );
+    fused_rule(name, lhs, fused, "?te", move |a, bv, te, t| {
+        same_shape(a, te)
+            && same_shape(a, t)
+            && broadcast_fits(axis, bv, t)
+            && fused.info().accepts(t.dtype)
+    })
+}
+
+/// A rule `lhs => (fused ?a ?b ?t)`, applied when `check(a, b, inner, t)` holds for the types
+/// bound to the values `?a`, `?b` and the result-type leaves `inner` (the matched inner op's) and
+/// `?t` (the matched op's, which the fused op takes over).
+fn fused_rule(
+    name: String,
+    lhs: String,
+    fused: OpCode,
+    inner: &str,
+    check: impl Fn(&TileType, &TileType, &TileType, &TileType) -> bool + Send + Sync + 'static,
+) -> Option<TileRewrite> {
+    let vars = [var("?a"), var("?b"), var(inner), var("?t")];
+    let condition = move |g: &mut TileGraph, _: Id, s: &Subst| match (
+        value_type(g, s[vars[0]]),
+        value_type(g, s[vars[1]]),
+        leaf_type(g, s[vars[2]]),
+        leaf_type(g, s[vars[3]]),
+    ) {
+        (Some(a), Some(b), Some(i), Some(t)) => check(&a, &b, &i, &t),
+        _ => false,
+    };
+    conditional(
+        name,
+        &lhs,
+        &format!("({} ?a ?b ?t)", fused.name()),
+        condition,
+    )
+}
+
+/// The rule `lhs => rhs` applied where `condition` holds.
+fn conditional(
+    name: String,
+    lhs: &str,
+    rhs: &str,
+    condition: impl Fn(&mut TileGraph, Id, &Subst) -> bool + Send + Sync + 'static,
+) -> Option<TileRewrite> {
+    let lhs: Pattern<TileNode> = lhs.parse().ok()?;
+    let rhs: Pattern<TileNode> = rhs.parse().ok()?;
+    Rewrite::new(
+        name,
+        lhs,
+        ConditionalApplier {
+            condition,
+            applier: rhs,
+        },
+    )
+    .ok()
+}
+
+/// `texp(trowexpandsub(a, b))` → `trowexpandexpdif(a, b)`; columns likewise.
+///
+/// Exact: a same-type EXPDIF is `SUB` rounded to the type, then `EXP` rounded to the type, with
+/// EXP's special values applied to the difference and both stages' flags OR'ed (facts §1.4, §9
+/// decision 5) — exactly TROWEXPANDSUB followed by TEXP. Conditions: the sub's result type, the
+/// exp's result type and the source type are one of EXPDIF's same-type pairs (FP16, BF16, FP32),
+/// with equal geometry. Whether a sub with other users is worth fusing is the extractor's choice.
+fn expand_sub_into_exp(axis: Axis) -> Option<TileRewrite> {
+    let exp = OpCode::of_kind(OpKind::Exp)?;
+    let sub = OpCode::of_kind(OpKind::Expand(axis, Some(ElementOp::Sub)))?;
+    let fused = OpCode::of_kind(OpKind::Expand(axis, Some(ElementOp::ExpDif)))?;
+    let lhs = format!("({} ({} ?a ?b ?ts) ?t)", exp.name(), sub.name());
+    let name = format!("{}-expand-sub-into-exp", axis_name(axis));
+    fused_rule(name, lhs, fused, "?ts", move |a, bv, ts, t| {
+        same_shape(ts, t)
+            && same_shape(a, t)
+            && broadcast_fits(axis, bv, t)
+            && EXPDIF_PAIRS.contains(&(t.dtype, t.dtype))
+            && fused.info().accepts(t.dtype)
+    })
+}
+
+/// `tOP(trowexpand(b), trowexpand(c))` → `trowexpand(tOP(b, c))`; columns likewise.
+///
+/// Exact: element `[r,c]` of both sides is `b[r,0] OP c[r,0]` under the same element rule; the
+/// left side merely computes it once per column. Flags are a sticky OR, so computing an element
+/// once or VC times raises the same flags; integer DIV faults on a zero `c[r,0]` in both (TDIV
+/// checks the whole expanded denominator, the small TDIV checks `c`'s valid rectangle, which holds
+/// the same elements). Conditions: `b` and `c` have identical type and geometry (the binary schema
+/// requires it of the new small op), both expands and the result have the same full shape, `b`
+/// fits as a broadcast and the op accepts the type. The new intermediate has `b`'s geometry and
+/// Null pad; the expand takes the original result type (its pad included).
+fn expand_once(axis: Axis, op: ElementOp) -> Option<TileRewrite> {
+    let binary = OpCode::of_kind(OpKind::Binary(op))?;
+    let copy = OpCode::of_kind(OpKind::Expand(axis, None))?;
+    let lhs: Pattern<TileNode> = format!(
+        "({b} ({c} ?b ?tb) ({c} ?c ?tc) ?t)",
+        b = binary.name(),
+        c = copy.name()
+    )
+    .parse()
+    .ok()?;
+    let applier = ExpandOnce {
+        axis,
+        binary,
+        copy,
+        b: var("?b"),
+        c: var("?c"),
+        tb: var("?tb"),
+        tc: var("?tc"),
+        t: var("?t"),
+    };
+    Rewrite::new(
+        format!("{}-expand-once-{}", axis_name(axis), op_name(op)),
+        lhs,
+        applier,
+    )
+    .ok()
+}
+
+/// The applier of [`expand_once`]: it builds the small op's result type, which no pattern can.
+struct ExpandOnce {
+    axis: Axis,
+    binary: OpCode,
+    copy: OpCode,
+    b: Var,
+    c: Var,
+    tb: Var,
+    tc: Var,
+    t: Var,
+}
+
+impl Applier<TileNode, TileAnalysis> for ExpandOnce {
+    fn apply_one(
+        &self,
+        g: &mut TileGraph,
+        eclass: Id,
+        s: &Subst,
+        _searcher_ast: Option<&PatternAst<TileNode>>,
+        _rule_name: Symbol,
+    ) -> Vec<Id> {
+        let (Some(bv), Some(cv), Some(tb), Some(tc), Some(t)) = (
+            value_type(g, s[self.b]),
+            value_type(g, s[self.c]),
+            leaf_type(g, s[self.tb]),
+            leaf_type(g, s[self.tc]),
+            leaf_type(g, s[self.t]),
+        ) else {
+            return vec![];
+        };
+        let fits = same_shape(&bv, &cv)
+            && same_shape(&tb, &t)
+            && same_shape(&tc, &t)
+            && broadcast_fits(self.axis, &bv, &t)
+            && self.binary.info().accepts(bv.dtype);
+        if !fits {
+            return vec![];
+        }
+        let small_ty = g.analysis.intern(bv.with_pad(PadValue::Null));
+        let leaf = g.add(TileNode::Type(small_ty));
+        let Some(small) = TileNode::op(self.binary, &[s[self.b], s[self.c]], leaf) else {
+            return vec![];
+        };
+        let small = g.add(small);
+        let Some(expand) = TileNode::op(self.copy, &[small], s[self.t]) else {
+            return vec![];
+        };
+        let expand = g.add(expand);
+        if g.union(eclass, expand) {
+            vec![expand]
+        } else {
+            vec![]
+        }
+    }
+
+    fn vars(&self) -> Vec<Var> {
+        vec![self.b, self.c, self.tb, self.tc, self.t]
+    }
+}
+
+/// `trowmax(trowexpand(b))` → `b` and `trowmin(trowexpand(b))` → `b`; columns likewise; integer
+/// element types only.
+///
+/// Exact for integers: the fold of MAX (MIN) over VC copies of `b[r,0]` is `b[r,0]`, bit for bit
+/// (ties return an equal value, facts §1.7), and integer MIN/MAX raise no flags. Not for floats:
+/// the MAX of two equal NaNs is the canonical NaN, not the operand's payload (facts §1.8, §10).
+/// Condition: `b`'s type equals the reduction's result type exactly (geometry, valid shape and
+/// pad), since `b` then stands for that result everywhere, including as a function result.
+fn reduce_of_expand(axis: Axis, red: Reduction) -> Option<TileRewrite> {
+    let reduce = OpCode::of_kind(OpKind::Reduce(axis, red))?;
+    let copy = OpCode::of_kind(OpKind::Expand(axis, None))?;
+    let lhs = format!("({} ({} ?b ?te) ?t)", reduce.name(), copy.name());
+    let (vb, vte, vt) = (var("?b"), var("?te"), var("?t"));
+    let condition = move |g: &mut TileGraph, _: Id, s: &Subst| {
+        let (Some(bv), Some(te), Some(t)) = (
+            value_type(g, s[vb]),
+            leaf_type(g, s[vte]),
+            leaf_type(g, s[vt]),
+        ) else {
+            return false;
+        };
+        let integer = matches!(bv.dtype.class(), TypeClass::Signed | TypeClass::Unsigned);
+        integer && bv == t && broadcast_fits(axis, &bv, &te)
+    };
+    let name = format!(
+        "{}-{}-of-expand",
+        axis_name(axis),
+        format!("{red:?}").to_ascii_lowercase()
+    );
+    conditional(name, &lhs, "?b", condition)
+}

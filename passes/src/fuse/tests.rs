@@ -1,0 +1,544 @@
+//! Unit tests of `pto-fuse`: each rule fires when it should and not when it must not, the
+//! extractor's sharing decisions, determinism, `-O0`, statistics and scale.
+
+use super::*;
+use crate::{Options, Pass, PassContext};
+use ptoc_ir::{Function, Location, TileType, ValueDef, ValueId};
+use ptoc_isa::{ops, DataType, PadValue};
+
+/// Builds a function by hand; op `k` sits on line `k + 2`.
+struct Builder {
+    f: Function,
+}
+
+impl Builder {
+    fn new() -> Builder {
+        Builder {
+            f: Function::new("k", Location::new("t.mlir", 1, 1)),
+        }
+    }
+
+    fn arg(&mut self, name: &str, ty: TileType) -> ValueId {
+        self.f.add_arg(Some(name.into()), ty)
+    }
+
+    fn op(&mut self, mnemonic: &str, operands: &[ValueId], ty: TileType, name: &str) -> ValueId {
+        let info = ops::by_mnemonic(mnemonic).expect("catalogue op");
+        let line = self.f.ops.len() as u32 + 2;
+        self.f.push_op(
+            info,
+            operands.to_vec(),
+            ty,
+            Some(name.into()),
+            Location::new("t.mlir", line, 3),
+        )
+    }
+
+    fn ret(mut self, results: &[ValueId]) -> Function {
+        self.f.results = results.to_vec();
+        self.f
+    }
+}
+
+fn full() -> TileType {
+    TileType::new(16, 64, DataType::FP32)
+}
+fn row() -> TileType {
+    TileType::new(16, 1, DataType::FP32)
+}
+fn col() -> TileType {
+    TileType::new(1, 64, DataType::FP32)
+}
+
+fn run_with(f: &mut Function, opt_level: u8) -> PassContext {
+    let mut ctx = PassContext::new(Options {
+        opt_level,
+        ..Options::default()
+    });
+    Fuse.run(f, &mut ctx).expect("pto-fuse never fails");
+    well_formed(f);
+    ctx
+}
+
+fn run(f: &mut Function) -> PassContext {
+    run_with(f, 2)
+}
+
+fn mnemonics(f: &Function) -> Vec<String> {
+    f.ops
+        .iter()
+        .map(|op| op.info.mnemonic.to_ascii_lowercase())
+        .collect()
+}
+
+/// Every operand is defined before use, and values point back at their definitions.
+fn well_formed(f: &Function) {
+    let mut defined = vec![false; f.values.len()];
+    for (i, &a) in f.args.iter().enumerate() {
+        assert_eq!(f.value(a).def, ValueDef::Arg(i));
+        defined[a.0 as usize] = true;
+    }
+    for (i, op) in f.ops.iter().enumerate() {
+        for v in &op.operands {
+            assert!(
+                defined[v.0 as usize],
+                "operand of op {i} used before definition"
+            );
+        }
+        assert_eq!(
+            f.value(op.result).def,
+            ValueDef::Op(ptoc_ir::OpId(i as u32))
+        );
+        defined[op.result.0 as usize] = true;
+    }
+    for r in &f.results {
+        assert!(defined[r.0 as usize]);
+    }
+}
+
+/// A textual dump for byte-for-byte comparisons.
+fn dump(f: &Function) -> String {
+    let mut s = String::new();
+    for op in &f.ops {
+        let v = f.value(op.result);
+        s += &format!(
+            "{:?} {:?} = {} {:?} : {} @ {} {:?}\n",
+            op.result, v.name, op.info.mnemonic, op.operands, v.ty, op.loc, op.attrs
+        );
+    }
+    s += &format!("return {:?}\n", f.results);
+    s
+}
+
+fn stat(ctx: &PassContext, name: &str) -> Option<u64> {
+    ctx.statistics
+        .iter()
+        .find(|(p, s, _)| *p == "pto-fuse" && *s == name)
+        .map(|row| row.2)
+}
+
+#[test]
+fn every_binary_op_takes_a_row_broadcast_on_the_right() {
+    for (binary, fused) in [
+        ("tadd", "trowexpandadd"),
+        ("tsub", "trowexpandsub"),
+        ("tmul", "trowexpandmul"),
+        ("tdiv", "trowexpanddiv"),
+        ("tmax", "trowexpandmax"),
+        ("tmin", "trowexpandmin"),
+    ] {
+        let mut b = Builder::new();
+        let a = b.arg("a", full());
+        let v = b.arg("v", row());
+        let e = b.op("trowexpand", &[v], full(), "e");
+        let result_ty = full().with_pad(PadValue::Zero);
+        let r = b.op(binary, &[a, e], result_ty, "r");
+        let mut f = b.ret(&[r]);
+        run(&mut f);
+        assert_eq!(mnemonics(&f), [fused], "{binary}");
+        let op = &f.ops[0];
+        assert_eq!(op.operands, [f.args[0], f.args[1]]);
+        // The fused op keeps the consumer's result type (its pad), name and location.
+        assert_eq!(f.value(op.result).ty, result_ty);
+        assert_eq!(f.value(op.result).name.as_deref(), Some("r"));
+        assert_eq!(op.loc, Location::new("t.mlir", 3, 3));
+        assert_eq!(f.results, [op.result]);
+    }
+}
+
+#[test]
+fn only_commutative_ops_take_a_broadcast_on_the_left() {
+    for (binary, fused) in [
+        ("tadd", Some("trowexpandadd")),
+        ("tmul", Some("trowexpandmul")),
+        ("tmax", Some("trowexpandmax")),
+        ("tmin", Some("trowexpandmin")),
+        ("tsub", None),
+        ("tdiv", None),
+    ] {
+        let mut b = Builder::new();
+        let a = b.arg("a", full());
+        let v = b.arg("v", row());
+        let e = b.op("trowexpand", &[v], full(), "e");
+        let r = b.op(binary, &[e, a], full(), "r");
+        let mut f = b.ret(&[r]);
+        run(&mut f);
+        match fused {
+            Some(fused) => {
+                assert_eq!(mnemonics(&f), [fused], "{binary}");
+                // The full-shape source goes first, the broadcast second.
+                assert_eq!(f.ops[0].operands, [f.args[0], f.args[1]]);
+            }
+            None => assert_eq!(mnemonics(&f), ["trowexpand", binary]),
+        }
+    }
+}
+
+#[test]
+fn column_broadcasts_fuse_too() {
+    let mut b = Builder::new();
+    let a = b.arg("a", full());
+    let w = b.arg("w", col());
+    let e = b.op("tcolexpand", &[w], full(), "e");
+    let r = b.op("tmul", &[e, a], full(), "r");
+    let q = b.op("tdiv", &[r, e], full(), "q");
+    let mut f = b.ret(&[q]);
+    run(&mut f);
+    assert_eq!(mnemonics(&f), ["tcolexpandmul", "tcolexpanddiv"]);
+}
+
+#[test]
+fn integer_division_by_a_broadcast_fuses() {
+    let ty = TileType::new(8, 32, DataType::S32);
+    let mut b = Builder::new();
+    let a = b.arg("a", ty);
+    let v = b.arg("v", TileType::new(8, 1, DataType::S32));
+    let e = b.op("trowexpand", &[v], ty, "e");
+    let r = b.op("tdiv", &[a, e], ty, "r");
+    let mut f = b.ret(&[r]);
+    run(&mut f);
+    assert_eq!(mnemonics(&f), ["trowexpanddiv"]);
+}
+
+#[test]
+fn mismatched_types_and_geometry_are_not_fused() {
+    // (full-shape source type, broadcast vector type, expand result type)
+    let cases = [
+        // Valid shape of the source differs from the expand result.
+        (full().with_valid(16, 48), row(), full()),
+        // Element types differ.
+        (TileType::new(16, 64, DataType::FP16), row(), full()),
+        // The vector has two columns: not a row broadcast operand.
+        (full(), TileType::new(16, 2, DataType::FP32), full()),
+        // The vector covers fewer rows than the result.
+        (full(), row().with_valid(8, 1), full()),
+    ];
+    for (i, (a_ty, v_ty, e_ty)) in cases.into_iter().enumerate() {
+        let mut b = Builder::new();
+        let a = b.arg("a", a_ty);
+        let v = b.arg("v", v_ty);
+        let e = b.op("trowexpand", &[v], e_ty, "e");
+        let r = b.op("tadd", &[a, e], a_ty, "r");
+        let mut f = b.ret(&[r]);
+        run(&mut f);
+        assert_eq!(mnemonics(&f), ["trowexpand", "tadd"], "case {i}");
+    }
+}
+
+/// Softmax along `axis` ("row" or "col"): max, subtract its broadcast, exp, sum, divide by its
+/// broadcast; `vector` is the reduced type.
+fn softmax(axis: &str, vector: TileType) -> Function {
+    let mut b = Builder::new();
+    let x = b.arg("x", full());
+    let m = b.op(&format!("t{axis}max"), &[x], vector, "m");
+    let em = b.op(&format!("t{axis}expand"), &[m], full(), "em");
+    let d = b.op("tsub", &[x, em], full(), "d");
+    let e = b.op("texp", &[d], full(), "e");
+    let s = b.op(&format!("t{axis}sum"), &[e], vector, "s");
+    let es = b.op(&format!("t{axis}expand"), &[s], full(), "es");
+    let r = b.op("tdiv", &[e, es], full(), "r");
+    b.ret(&[r])
+}
+
+#[test]
+fn row_softmax_becomes_the_design_note_kernel() {
+    let mut f = softmax("row", row());
+    let ctx = run(&mut f);
+    assert_eq!(
+        mnemonics(&f),
+        ["trowmax", "trowexpandexpdif", "trowsum", "trowexpanddiv"]
+    );
+    // The EXPDIF takes the exp's name and location.
+    let expdif = &f.ops[1];
+    assert_eq!(f.value(expdif.result).name.as_deref(), Some("e"));
+    assert_eq!(expdif.loc, Location::new("t.mlir", 5, 3));
+    assert_eq!(expdif.operands, [f.args[0], f.ops[0].result]);
+    assert_eq!(stat(&ctx, "ops before"), Some(7));
+    assert_eq!(stat(&ctx, "ops after"), Some(4));
+}
+
+#[test]
+fn exp_of_a_broadcast_sub_needs_an_expdif_type() {
+    // FP64 is not one of EXPDIF's same-type pairs: the sub fuses, the exp stays.
+    let f64_full = TileType::new(16, 64, DataType::FP64);
+    let mut b = Builder::new();
+    let x = b.arg("x", f64_full);
+    let v = b.arg("v", TileType::new(16, 1, DataType::FP64));
+    let e = b.op("trowexpand", &[v], f64_full, "e");
+    let d = b.op("tsub", &[x, e], f64_full, "d");
+    let r = b.op("texp", &[d], f64_full, "r");
+    let mut f = b.ret(&[r]);
+    run(&mut f);
+    assert_eq!(mnemonics(&f), ["trowexpandsub", "texp"]);
+}
+
+#[test]
+fn column_normalise_uses_column_forms() {
+    let mut f = softmax("col", col());
+    run(&mut f);
+    assert_eq!(
+        mnemonics(&f),
+        ["tcolmax", "tcolexpandexpdif", "tcolsum", "tcolexpanddiv"]
+    );
+}
+
+/// `binary(trowexpand(v), trowexpand(u))` with `u` of type `u_ty`, returning the expands too
+/// when `return_expands`.
+fn two_broadcasts(
+    binary: &str,
+    u_ty: TileType,
+    result_ty: TileType,
+    return_expands: bool,
+) -> Function {
+    let mut b = Builder::new();
+    let v = b.arg("v", row());
+    let u = b.arg("u", u_ty);
+    let ev = b.op("trowexpand", &[v], full(), "ev");
+    let eu = b.op("trowexpand", &[u], full(), "eu");
+    let r = b.op(binary, &[ev, eu], result_ty, "r");
+    let results = if return_expands {
+        vec![r, ev, eu]
+    } else {
+        vec![r]
+    };
+    b.ret(&results)
+}
+
+#[test]
+fn two_broadcasts_combine_once_on_the_small_vectors() {
+    let result_ty = full().with_pad(PadValue::Min);
+    let mut f = two_broadcasts("tmax", row().with_pad(PadValue::Max), result_ty, false);
+    run(&mut f);
+    assert_eq!(mnemonics(&f), ["tmax", "trowexpand"]);
+    let small = &f.ops[0];
+    assert_eq!(small.operands, [f.args[0], f.args[1]]);
+    // The new intermediate is the vector type with Null pad; the expand keeps the result type.
+    assert_eq!(f.value(small.result).ty, row());
+    assert_eq!(f.value(small.result).name, None);
+    assert_eq!(small.loc, Location::new("t.mlir", 4, 3));
+    assert_eq!(f.value(f.ops[1].result).ty, result_ty);
+    assert_eq!(f.value(f.ops[1].result).name.as_deref(), Some("r"));
+}
+
+#[test]
+fn broadcasts_of_different_vector_types_do_not_combine() {
+    // `u` has more physical rows than `v`: a small TADD of the two would be illegal. One
+    // broadcast still folds into the add.
+    let u_ty = TileType::new(32, 1, DataType::FP32).with_valid(16, 1);
+    let mut f = two_broadcasts("tadd", u_ty, full(), false);
+    run(&mut f);
+    assert_eq!(mnemonics(&f), ["trowexpand", "trowexpandadd"]);
+}
+
+#[test]
+fn shared_broadcasts_are_not_recombined() {
+    // Both expands are results, so they exist anyway; the single TADD is cheapest.
+    let mut f = two_broadcasts("tadd", row(), full(), true);
+    run(&mut f);
+    assert_eq!(mnemonics(&f), ["trowexpand", "trowexpand", "tadd"]);
+}
+
+#[test]
+fn integer_max_and_min_of_a_broadcast_are_the_vector() {
+    let int_row = TileType::new(16, 1, DataType::S16);
+    let int_full = TileType::new(16, 64, DataType::S16);
+    let int_col = TileType::new(1, 64, DataType::U8);
+    let int_full_u8 = TileType::new(16, 64, DataType::U8);
+    let mut b = Builder::new();
+    let v = b.arg("v", int_row);
+    let w = b.arg("w", int_col);
+    let ev = b.op("trowexpand", &[v], int_full, "ev");
+    let m = b.op("trowmax", &[ev], int_row, "m");
+    let ew = b.op("tcolexpand", &[w], int_full_u8, "ew");
+    let n = b.op("tcolmin", &[ew], int_col, "n");
+    let mut f = b.ret(&[m, n]);
+    run(&mut f);
+    assert!(f.ops.is_empty(), "{}", dump(&f));
+    assert_eq!(f.results, [f.args[0], f.args[1]]);
+}
+
+#[test]
+fn integer_max_of_a_broadcast_op_result_is_that_result() {
+    let int_row = TileType::new(16, 1, DataType::S32);
+    let mut b = Builder::new();
+    let p = b.arg("p", int_row);
+    let q = b.arg("q", int_row);
+    let s = b.op("tadd", &[p, q], int_row, "s");
+    let e = b.op("trowexpand", &[s], TileType::new(16, 8, DataType::S32), "e");
+    let m = b.op("trowmin", &[e], int_row, "m");
+    let r = b.op("tmul", &[m, q], int_row, "r");
+    let mut f = b.ret(&[r]);
+    run(&mut f);
+    assert_eq!(mnemonics(&f), ["tadd", "tmul"]);
+    assert_eq!(f.ops[1].operands, [f.ops[0].result, f.args[1]]);
+}
+
+#[test]
+fn float_max_of_a_broadcast_is_kept() {
+    // max(NaN, NaN) is the canonical NaN, not the operand's payload: not exact for floats.
+    let mut b = Builder::new();
+    let v = b.arg("v", row());
+    let ev = b.op("trowexpand", &[v], full(), "ev");
+    let m = b.op("trowmax", &[ev], row(), "m");
+    let n = b.op("trowmin", &[ev], row(), "n");
+    let mut f = b.ret(&[m, n]);
+    run(&mut f);
+    assert_eq!(mnemonics(&f), ["trowexpand", "trowmax", "trowmin"]);
+}
+
+#[test]
+fn integer_max_of_a_broadcast_needs_the_same_result_type() {
+    let int_row = TileType::new(16, 1, DataType::S32);
+    let mut b = Builder::new();
+    let v = b.arg("v", int_row);
+    let ev = b.op(
+        "trowexpand",
+        &[v],
+        TileType::new(16, 64, DataType::S32),
+        "ev",
+    );
+    // The reduction writes a Zero pad the vector does not have.
+    let m = b.op("trowmax", &[ev], int_row.with_pad(PadValue::Zero), "m");
+    let mut f = b.ret(&[m]);
+    run(&mut f);
+    assert_eq!(mnemonics(&f), ["trowexpand", "trowmax"]);
+}
+
+/// A broadcast max/min clamp: `tmin(trowexpand(v), tmax(y, trowexpand(v)))`, also returning the
+/// broadcast when `return_broadcast`.
+fn clamp(return_broadcast: bool) -> Function {
+    let mut b = Builder::new();
+    let y = b.arg("y", full());
+    let v = b.arg("v", row());
+    let ev = b.op("trowexpand", &[v], full(), "ev");
+    let z = b.op("tmax", &[y, ev], full(), "z");
+    let z2 = b.op("tmin", &[ev, z], full(), "z2");
+    let results = if return_broadcast {
+        vec![z2, ev]
+    } else {
+        vec![z2]
+    };
+    b.ret(&results)
+}
+
+#[test]
+fn a_broadcast_with_two_consumers_fuses_into_both() {
+    let mut f = clamp(false);
+    run(&mut f);
+    assert_eq!(mnemonics(&f), ["trowexpandmax", "trowexpandmin"]);
+    assert_eq!(f.ops[1].operands, [f.ops[0].result, f.args[1]]);
+}
+
+#[test]
+fn a_broadcast_needed_anyway_stays_shared() {
+    // The expand is also a result, so fusing its consumers saves nothing: keep the program.
+    let mut f = clamp(true);
+    run(&mut f);
+    assert_eq!(mnemonics(&f), ["trowexpand", "tmax", "tmin"]);
+
+    // Same when one consumer cannot fuse (a broadcast on the left of a SUB).
+    let mut b = Builder::new();
+    let y = b.arg("y", full());
+    let v = b.arg("v", row());
+    let ev = b.op("trowexpand", &[v], full(), "ev");
+    let s = b.op("tsub", &[ev, y], full(), "s");
+    let a = b.op("tadd", &[y, ev], full(), "a");
+    let mut f = b.ret(&[s, a]);
+    run(&mut f);
+    assert_eq!(mnemonics(&f), ["trowexpand", "tsub", "tadd"]);
+}
+
+#[test]
+fn dead_ops_are_kept() {
+    let mut b = Builder::new();
+    let y = b.arg("y", full());
+    let v = b.arg("v", row());
+    let ev = b.op("trowexpand", &[v], full(), "ev");
+    let _unused = b.op("tdiv", &[y, ev], full(), "unused");
+    let mut f = b.ret(&[y]);
+    run(&mut f);
+    assert_eq!(mnemonics(&f), ["trowexpanddiv"]);
+}
+
+#[test]
+fn o0_leaves_the_function_alone() {
+    let mut f = synth::kernel(200);
+    let before = dump(&f);
+    let ctx = run_with(&mut f, 0);
+    assert_eq!(dump(&f), before);
+    assert!(ctx.statistics.is_empty());
+}
+
+#[test]
+fn output_is_deterministic() {
+    let mut a = synth::kernel(3000);
+    let mut b = synth::kernel(3000);
+    run(&mut a);
+    run(&mut b);
+    assert!(dump(&a) == dump(&b), "two runs differ");
+}
+
+#[test]
+fn fusing_twice_changes_nothing() {
+    // A whole number of blocks, so the kernel has no dead ops.
+    let mut f = synth::kernel(17 * 60);
+    run(&mut f);
+    let once = dump(&f);
+    run(&mut f);
+    assert!(dump(&f) == once, "not a fixed point");
+}
+
+#[test]
+fn statistics_are_recorded() {
+    let mut f = synth::kernel(170);
+    let ctx = run(&mut f);
+    assert_eq!(stat(&ctx, "ops before"), Some(170));
+    assert_eq!(stat(&ctx, "ops after"), Some(f.ops.len() as u64));
+    assert!(stat(&ctx, "e-graph nodes").unwrap() > 170);
+    assert!(stat(&ctx, "e-graph classes").unwrap() > 0);
+    assert!(stat(&ctx, "rules applied").unwrap() > 0);
+    let iterations = stat(&ctx, "iterations").unwrap();
+    assert!((2..=Limits::for_size(0).iterations as u64).contains(&iterations));
+}
+
+#[test]
+fn synthetic_kernels_shrink_and_keep_their_interface() {
+    let original = synth::kernel(17 * 40);
+    let (fused, report) = fuse_function(&original).expect("fusable");
+    well_formed(&fused);
+    assert!(!report.hit_limit);
+    assert!(report.cost_after < report.cost_before);
+    // Per 17-op block: softmax 7 → 4, the clamp's broadcast folds into both users, the sum of
+    // two broadcasts and the integer max-of-broadcast disappear into their users.
+    assert!(
+        fused.ops.len() < original.ops.len() * 3 / 4,
+        "{}",
+        fused.ops.len()
+    );
+    assert_eq!(fused.args.len(), original.args.len());
+    for (a, b) in fused.args.iter().zip(&original.args) {
+        assert_eq!(fused.value(*a).name, original.value(*b).name);
+        assert_eq!(fused.value(*a).ty, original.value(*b).ty);
+    }
+    for (a, b) in fused.results.iter().zip(&original.results) {
+        assert_eq!(fused.value(*a).ty, original.value(*b).ty);
+    }
+    for rule in [
+        "row-expand-into-sub",
+        "row-expand-sub-into-exp",
+        "row-expand-into-div",
+        "col-expand-into-mul-from-left",
+        "row-expand-into-max",
+        "row-expand-into-min-from-left",
+        "row-expand-once-add",
+        "row-max-of-expand",
+    ] {
+        assert!(report.applied.get(rule).copied().unwrap_or(0) > 0, "{rule}");
+    }
+}
+
+#[test]
+fn every_rule_is_built() {
+    // 2 axes × (6 right + 4 left + 1 expdif + 6 expand-once + 2 reductions).
+    assert_eq!(rules::rules().len(), 2 * (6 + 4 + 1 + 6 + 2));
+}
