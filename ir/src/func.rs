@@ -131,6 +131,26 @@ impl Function {
         result
     }
 
+    /// Insert an op before the op at position `at` (program order) and return its result; later
+    /// ops move one place down and their results' definitions follow them.
+    pub fn insert_op(
+        &mut self,
+        at: usize,
+        info: &'static OpInfo,
+        operands: Vec<ValueId>,
+        result_ty: TileType,
+        name: Option<String>,
+        loc: Location,
+    ) -> ValueId {
+        let at = at.min(self.ops.len());
+        let result = self.push_op(info, operands, result_ty, name, loc);
+        self.ops[at..].rotate_right(1);
+        for (i, op) in self.ops.iter().enumerate().skip(at) {
+            self.values[op.result.0 as usize].def = ValueDef::Op(OpId(i as u32));
+        }
+        result
+    }
+
     /// The op defining `id`, if it is not an argument.
     pub fn def_op(&self, id: ValueId) -> Option<&Op> {
         match self.value(id).def {

@@ -3,6 +3,20 @@
 //! Default pipeline: `pto-verify`, `pto-infer-shapes`, `pto-fuse`, `pto-allocate`. Every pass
 //! implements [`Pass`] and works on one function at a time, as MLIR function passes do.
 
+pub mod allocate;
+pub mod infer_shapes;
+pub mod manager;
+pub mod rules;
+pub mod verify;
+
+#[cfg(test)]
+mod testutil;
+
+pub use allocate::Allocate;
+pub use infer_shapes::InferShapes;
+pub use manager::{known_passes, pass_by_name, IrPrinting, PassManager, PipelineError, When};
+pub use verify::Verify;
+
 use ptoc_ir::{Diagnostic, Function};
 use ptoc_isa::PeMask;
 
@@ -61,4 +75,8 @@ pub trait Pass {
     fn description(&self) -> &'static str;
     /// Run on one function; errors are reported at their source locations.
     fn run(&self, func: &mut Function, ctx: &mut PassContext) -> Result<(), Vec<Diagnostic>>;
+    /// The statistics the pass records, as `(name, description)` for `--pass-statistics`.
+    fn statistics(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
 }

@@ -1,0 +1,795 @@
+//! `pto-verify`: every operand-legality rule of the spec that is decidable at compile time.
+//!
+//! The hardware checks these rules when a bundle commits and faults (Fault_TileLegality or
+//! Fault_TileAllocation, facts §3.5) without publishing anything; ptoc rejects the same programs
+//! before they are ever encoded, at the op's source location, naming the rule, the operand, the
+//! fault and the nearest legal alternative. All op knowledge comes from the catalogue row
+//! (`OpKind`, `ResultKind`, `OperandRole`, `legal_types`).
+//!
+//! Verification runs at two stages. At [`Stage::Source`] (the `pto-verify` pass, first in the
+//! pipeline) a `?` dimension is skipped and an elementwise op written with a numpy-style broadcast
+//! is accepted, because `pto-infer-shapes` fills and rewrites them. At [`Stage::Final`] (run by
+//! `pto-allocate` before it assigns registers) neither is allowed any more.
+
+use crate::infer_shapes::broadcast_axis;
+use crate::rules::{defined_here, op_prefix, shape, shape_of, value_name, Rule, Violation};
+use crate::{Pass, PassContext};
+use ptoc_ir::{Diagnostic, Dim, Function, Op, TileType, ValueId};
+use ptoc_isa::dtype::{ARG_RESULTS, EXPDIF_PAIRS};
+use ptoc_isa::geometry::MAX_DIM;
+use ptoc_isa::ops::OperandRole;
+use ptoc_isa::{Axis, DataType, OpKind, ResultKind, SizeCode};
+
+/// When verification runs, which decides how strict it is about what inference still changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Before shape inference: `?` dims and implicit elementwise broadcasts are left for later.
+    Source,
+    /// After inference (at allocation): everything must be explicit and legal.
+    Final,
+}
+
+/// The `pto-verify` pass.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Verify;
+
+impl Pass for Verify {
+    fn name(&self) -> &'static str {
+        "pto-verify"
+    }
+    fn description(&self) -> &'static str {
+        "Check every pto op against the ISA's operand-legality rules"
+    }
+    fn run(&self, func: &mut Function, ctx: &mut PassContext) -> Result<(), Vec<Diagnostic>> {
+        ctx.record(self.name(), "ops-verified", func.ops.len() as u64);
+        let errors = verify_function(func, Stage::Source);
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
+    }
+    fn statistics(&self) -> &'static [(&'static str, &'static str)] {
+        &[("ops-verified", "Number of pto ops verified")]
+    }
+}
+
+/// Every violation in `func`, in program order (arguments first).
+pub fn verify_function(func: &Function, stage: Stage) -> Vec<Diagnostic> {
+    let mut errors = Vec::new();
+    for (i, &arg) in func.args.iter().enumerate() {
+        let subject = format!("argument #{i} {}", value_name(func, arg));
+        for v in tile_violations(func.ty(arg), stage) {
+            errors.push(v.at(func.loc.clone(), &subject));
+        }
+    }
+    for op in &func.ops {
+        let subject = format!("{} result", op_prefix(op));
+        for v in tile_violations(func.ty(op.result), stage) {
+            errors.push(v.at(op.loc.clone(), &subject));
+        }
+        errors.extend(op_violations(func, op, stage));
+    }
+    errors
+}
+
+/// The per-tile rules: dimension range, power-of-two columns, valid region inside the physical
+/// shape, and a SizeCode that holds the shape (facts §3.3).
+pub fn tile_violations(ty: &TileType, stage: Stage) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let dims = [
+        ("rows", ty.rows),
+        ("columns", ty.cols),
+        ("valid rows", ty.valid_rows),
+        ("valid columns", ty.valid_cols),
+    ];
+    for (what, dim) in dims {
+        if let Dim::Known(n) = dim {
+            if n == 0 || n > MAX_DIM {
+                out.push(
+                    Violation::new(
+                        Rule::DimRange,
+                        format!("has {what} {n}, outside 1..{MAX_DIM}"),
+                    )
+                    .hint("B.DIM and the descriptor hold 1..65535"),
+                );
+            }
+        }
+    }
+    let unknown: Vec<&str> = dims
+        .iter()
+        .filter(|(_, d)| *d == Dim::Unknown)
+        .map(|(what, _)| *what)
+        .collect();
+    if stage == Stage::Final && !unknown.is_empty() {
+        out.push(
+            Violation::new(
+                Rule::InferredShape,
+                format!("type {} still has '?' {}", shape(ty), unknown.join(", ")),
+            )
+            .hint("write the dimensions or run pto-infer-shapes first"),
+        );
+    }
+    if !out.is_empty() {
+        return out;
+    }
+    let Some((rows, cols, valid_rows, valid_cols)) = ty.dims() else {
+        return out;
+    };
+    let pow2_cols = cols.max(valid_cols).checked_next_power_of_two();
+    if !cols.is_power_of_two() {
+        let mut v = Violation::new(
+            Rule::ColsPowerOfTwo,
+            format!(
+                "has physical shape {} with {cols} columns, not a power of two, so no rows can be derived",
+                shape(ty)
+            ),
+        );
+        if let Some(c) = pow2_cols.filter(|&c| c <= MAX_DIM) {
+            v = v.hint(format!(
+                "use {}",
+                shape_of(ty, rows, c, valid_rows, valid_cols)
+            ));
+        }
+        out.push(v);
+        return out;
+    }
+    if valid_rows > rows || valid_cols > cols {
+        let mut v = Violation::new(
+            Rule::ValidWithinPhysical,
+            format!(
+                "has valid shape {valid_rows}x{valid_cols} outside its physical shape {rows}x{cols}"
+            ),
+        );
+        if let Some(c) = pow2_cols.filter(|&c| c <= MAX_DIM) {
+            v = v.hint(format!(
+                "use {}",
+                shape_of(ty, rows.max(valid_rows), c, valid_rows, valid_cols)
+            ));
+        }
+        out.push(v);
+        return out;
+    }
+    let bits = ty.dtype.bits();
+    if SizeCode::smallest_for(rows, cols, bits).is_none() {
+        let total = rows as u64 * cols as u64 * bits as u64 / 8;
+        let mut v = Violation::new(
+            Rule::SizeCode,
+            format!(
+                "has physical shape {} of {}, which no SizeCode holds (the largest tile is {} per PE)",
+                shape(ty),
+                crate::rules::bytes(total),
+                crate::rules::bytes(SizeCode::MAX.bytes() as u64)
+            ),
+        );
+        v = match SizeCode::MAX.derived_rows(cols, bits) {
+            Some(max_rows) => v.hint(format!(
+                "use at most {} per tile",
+                shape_of(ty, max_rows, cols, valid_rows.min(max_rows), valid_cols)
+            )),
+            None => v.hint(format!(
+                "one row of {cols} {} elements does not fit; use at most {} columns",
+                ty.dtype.name(),
+                SizeCode::MAX.bytes() as u64 * 8 / bits as u64
+            )),
+        };
+        out.push(v);
+    }
+    out
+}
+
+/// The operands of `op` with their roles, from the catalogue's source list.
+fn roles(op: &Op) -> impl Iterator<Item = (usize, OperandRole, ValueId)> + '_ {
+    op.info
+        .sources
+        .iter()
+        .zip(&op.operands)
+        .enumerate()
+        .map(|(i, (&role, &v))| (i, role, v))
+}
+
+/// `broadcast operand #1 %m`.
+fn operand_subject(
+    func: &Function,
+    op: &Op,
+    index: usize,
+    role: OperandRole,
+    v: ValueId,
+) -> String {
+    format!(
+        "{} {} operand #{index} {}",
+        op_prefix(op),
+        role.name(),
+        value_name(func, v)
+    )
+}
+
+/// The op-level rules: operand count, types, and the geometry each `OpKind` relates.
+pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> {
+    let info = op.info;
+    if op.operands.len() != info.sources.len() {
+        let names: Vec<&str> = info.sources.iter().map(|r| r.name()).collect();
+        let v = Violation::new(
+            Rule::OperandCount,
+            format!(
+                "takes {} source(s) ({}), got {}",
+                info.sources.len(),
+                names.join(", "),
+                op.operands.len()
+            ),
+        );
+        return vec![v.at(op.loc.clone(), &op_prefix(op))];
+    }
+    let mut errors = Vec::new();
+    let mut report = |operand: Option<(usize, OperandRole, ValueId)>, v: Violation| {
+        let diag = match operand {
+            Some((i, role, id)) => defined_here(
+                func,
+                id,
+                v.at(op.loc.clone(), &operand_subject(func, op, i, role, id)),
+            ),
+            None => v.at(op.loc.clone(), &format!("{} result", op_prefix(op))),
+        };
+        errors.push(diag);
+    };
+
+    // Types (facts §1.3–1.6).
+    let (first_idx, first_role, first) = (0, info.sources[0], op.operands[0]);
+    let src_ty = *func.ty(first);
+    if !info.accepts(src_ty.dtype) {
+        let legal: Vec<&str> = info.legal_types.iter().map(|t| t.name()).collect();
+        report(
+            Some((first_idx, first_role, first)),
+            Violation::new(
+                Rule::DataType,
+                format!(
+                    "has DataType {}, which {} does not accept",
+                    src_ty.dtype.name(),
+                    info.mnemonic
+                ),
+            )
+            .hint(format!("legal: {}", legal.join(", "))),
+        );
+    }
+    for (i, role, v) in roles(op).skip(1) {
+        let t = func.ty(v).dtype;
+        if t != src_ty.dtype {
+            report(
+                Some((i, role, v)),
+                Violation::new(
+                    Rule::SameType,
+                    format!(
+                        "has DataType {}, but the {} has {}",
+                        t.name(),
+                        first_role.name(),
+                        src_ty.dtype.name()
+                    ),
+                )
+                .hint(format!(
+                    "all sources of {} share one DataType",
+                    info.mnemonic
+                )),
+            );
+        }
+    }
+    let res_ty = *func.ty(op.result);
+    match info.result {
+        ResultKind::SameAsSource | ResultKind::Reduced | ResultKind::Broadcast => {
+            if res_ty.dtype != src_ty.dtype {
+                report(
+                    None,
+                    Violation::new(
+                        Rule::SameType,
+                        format!(
+                            "has DataType {}, but the {} has {}",
+                            res_ty.dtype.name(),
+                            first_role.name(),
+                            src_ty.dtype.name()
+                        ),
+                    )
+                    .hint(format!("make the result {}", src_ty.dtype.name())),
+                );
+            }
+        }
+        ResultKind::Index => {
+            if !ARG_RESULTS.contains(&res_ty.dtype) {
+                report(
+                    None,
+                    Violation::new(
+                        Rule::ArgResultType,
+                        format!(
+                            "has DataType {}, but {} produces indices",
+                            res_ty.dtype.name(),
+                            info.mnemonic
+                        ),
+                    )
+                    .hint("type the result ui32 (or si32)"),
+                );
+            }
+        }
+        ResultKind::ExpDif => {
+            if !EXPDIF_PAIRS.contains(&(src_ty.dtype, res_ty.dtype)) {
+                let ok: Vec<&str> = EXPDIF_PAIRS
+                    .iter()
+                    .filter(|(s, _)| *s == src_ty.dtype)
+                    .map(|(_, d)| d.name())
+                    .collect();
+                let hint = if ok.is_empty() {
+                    "legal (source, result) pairs: (FP16,FP16), (BF16,BF16), (FP32,FP32), (FP16,FP32), (BF16,FP32)".to_string()
+                } else {
+                    format!(
+                        "with a {} source the result may be {}",
+                        src_ty.dtype.name(),
+                        ok.join(" or ")
+                    )
+                };
+                report(
+                    None,
+                    Violation::new(
+                        Rule::ExpDifPair,
+                        format!(
+                            "has DataType {} for a {} source, not one of the five EXPDIF pairs",
+                            res_ty.dtype.name(),
+                            src_ty.dtype.name()
+                        ),
+                    )
+                    .hint(hint),
+                );
+            }
+        }
+    }
+
+    // Geometry (facts §1.3, §1.5, §1.6).
+    match info.kind {
+        OpKind::Reduce(axis, _) => {
+            if let Some(v) = reduction_result(&src_ty, &res_ty, axis) {
+                report(None, v);
+            }
+        }
+        OpKind::Expand(axis, combine) => {
+            let (bi, brole, bcast) = roles(op)
+                .find(|(_, r, _)| *r == OperandRole::Bcast)
+                .unwrap_or((first_idx, first_role, first));
+            if combine.is_some() {
+                if let Some(v) = full_shape(&src_ty, &res_ty, res_ty.dtype, first_role) {
+                    report(None, v);
+                }
+            }
+            if let Some(v) = broadcast_shape(func.ty(bcast), &res_ty, axis) {
+                report(Some((bi, brole, bcast)), v);
+            }
+        }
+        OpKind::Binary(_) => {
+            // A numpy-style broadcast is inference's to rewrite; only at the final stage is it an
+            // error. The full operand is the left one unless the left is a broadcast of the right.
+            let swapped = op.operands.len() == 2
+                && broadcast_axis(func.ty(op.operands[1]), &src_ty).is_some();
+            let full_idx = usize::from(swapped);
+            let full_role = info.sources[full_idx];
+            let full_ty = *func.ty(op.operands[full_idx]);
+            for (i, role, v) in roles(op).filter(|&(i, _, _)| i != full_idx) {
+                let ty = func.ty(v);
+                let implicit = broadcast_axis(&full_ty, ty).is_some();
+                if stage == Stage::Source && implicit {
+                    continue;
+                }
+                if let Some(viol) = full_shape(&full_ty, ty, ty.dtype, full_role) {
+                    let viol = if implicit {
+                        viol.hint("an implicit broadcast: run pto-infer-shapes or write pto.trowexpand/pto.tcolexpand")
+                    } else {
+                        viol
+                    };
+                    report(Some((i, role, v)), viol);
+                }
+            }
+            if let Some(v) = full_shape(&full_ty, &res_ty, res_ty.dtype, full_role) {
+                report(None, v);
+            }
+        }
+        OpKind::Exp => {
+            if let Some(v) = full_shape(&src_ty, &res_ty, res_ty.dtype, first_role) {
+                report(None, v);
+            }
+        }
+    }
+    errors
+}
+
+/// Equal, or not decidable yet because one side is `?`.
+fn same(a: Dim, b: Dim) -> bool {
+    match (a, b) {
+        (Dim::Known(x), Dim::Known(y)) => x == y,
+        _ => true,
+    }
+}
+
+/// `TileShapeAndTypeMatch`'s geometry half: `ty` must have `reference`'s physical and valid shape.
+/// `dtype` is the element type `ty` is meant to have, for the suggested spelling.
+fn full_shape(
+    reference: &TileType,
+    ty: &TileType,
+    dtype: DataType,
+    reference_role: OperandRole,
+) -> Option<Violation> {
+    let matches = same(reference.rows, ty.rows)
+        && same(reference.cols, ty.cols)
+        && same(reference.valid_rows, ty.valid_rows)
+        && same(reference.valid_cols, ty.valid_cols);
+    if matches {
+        return None;
+    }
+    let mut want = *reference;
+    want.dtype = dtype;
+    want.pad = ty.pad;
+    Some(
+        Violation::new(
+            Rule::FullShape,
+            format!(
+                "has shape {}, but the full-shape {} has {}; full-shape sources and the destination need identical physical and valid shapes",
+                shape(ty),
+                reference_role.name(),
+                shape(reference)
+            ),
+        )
+        .hint(format!("use {}", shape(&want))),
+    )
+}
+
+/// The broadcast-source rules of facts §1.3 against the full shape `full`.
+fn broadcast_shape(bcast: &TileType, full: &TileType, axis: Axis) -> Option<Violation> {
+    let one = Dim::Known(1);
+    let (ok, rule, want) = match axis {
+        Axis::Row => (
+            same(bcast.valid_rows, full.valid_rows)
+                && same(bcast.valid_cols, one)
+                && same(bcast.cols, one),
+            Rule::RowBroadcast,
+            format!(
+                "a row broadcast has valid shape {}x1 and 1 physical column",
+                full.valid_rows
+            ),
+        ),
+        Axis::Col => (
+            same(bcast.valid_rows, one)
+                && same(bcast.valid_cols, full.valid_cols)
+                && same(bcast.cols, full.cols),
+            Rule::ColBroadcast,
+            format!(
+                "a column broadcast has valid shape 1x{} and {} physical columns",
+                full.valid_cols, full.cols
+            ),
+        ),
+    };
+    if ok {
+        return None;
+    }
+    let mut v = Violation::new(
+        rule,
+        format!(
+            "has shape {}, but for the full shape {} {want}",
+            shape(bcast),
+            shape(full)
+        ),
+    );
+    if let Some((_, cols, vr, vc)) = full.dims() {
+        let fix = match axis {
+            Axis::Row => {
+                let r = bcast.rows.known().unwrap_or(vr).max(vr);
+                shape_of(bcast, r, 1, vr, 1)
+            }
+            Axis::Col => shape_of(bcast, bcast.rows.known().unwrap_or(1), cols, 1, vc),
+        };
+        v = v.hint(format!("use {fix}"));
+    }
+    Some(v)
+}
+
+/// Reduction results (facts §1.5): row ops give `ValidRow×1` with one physical column, column
+/// ops `1×ValidCol` with the source's physical columns.
+fn reduction_result(src: &TileType, res: &TileType, axis: Axis) -> Option<Violation> {
+    let one = Dim::Known(1);
+    let (ok, want_cols, want_vr, want_vc, what) = match axis {
+        Axis::Row => (
+            same(res.valid_rows, src.valid_rows)
+                && same(res.valid_cols, one)
+                && same(res.cols, one),
+            one,
+            src.valid_rows,
+            one,
+            "a row reduction gives one value per valid source row in 1 physical column",
+        ),
+        Axis::Col => (
+            same(res.valid_rows, one)
+                && same(res.valid_cols, src.valid_cols)
+                && same(res.cols, src.cols),
+            src.cols,
+            one,
+            src.valid_cols,
+            "a column reduction gives one value per valid source column over the source's physical columns",
+        ),
+    };
+    if ok {
+        return None;
+    }
+    let mut v = Violation::new(
+        Rule::ReductionResult,
+        format!(
+            "has shape {}, but for the source {} {what}",
+            shape(res),
+            shape(src)
+        ),
+    );
+    if let (Some(c), Some(vr), Some(vc)) = (want_cols.known(), want_vr.known(), want_vc.known()) {
+        let r = res.rows.known().unwrap_or(vr).max(vr);
+        v = v.hint(format!("use {}", shape_of(res, r, c, vr, vc)));
+    }
+    Some(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{ty, Builder};
+
+    fn errors(func: &Function) -> Vec<String> {
+        verify_function(func, Stage::Source)
+            .into_iter()
+            .map(|d| d.message)
+            .collect()
+    }
+
+    /// Exactly one error, naming the rule, the subject and the fault class.
+    fn one_error(func: &Function, rule: Rule, subject: &str) -> String {
+        let errs = errors(func);
+        assert_eq!(errs.len(), 1, "{errs:#?}");
+        let e = &errs[0];
+        assert!(
+            e.contains(&format!("[{}, {}]", rule.name(), rule.fault())),
+            "{e}"
+        );
+        assert!(e.contains(subject), "{e}");
+        e.clone()
+    }
+
+    #[test]
+    fn softmax_is_legal() {
+        let mut b = Builder::new();
+        let x = b.arg("x", "16x64xf32");
+        let m = b.op("m", "TROWMAX", &[x], "16x1xf32");
+        let e = b.op("e", "TROWEXPANDEXPDIF", &[x, m], "16x64xf32");
+        let s = b.op("s", "TROWSUM", &[e], "16x1xf32");
+        let r = b.op("r", "TROWEXPANDDIV", &[e, s], "16x64xf32");
+        let c = b.op("c", "TCOLMAX", &[r], "1x64xf32");
+        let i = b.op("i", "TCOLARGMAX", &[r], "1x64xui32");
+        let f = b.ret(&[c, i]);
+        assert_eq!(errors(&f), Vec::<String>::new());
+    }
+
+    #[test]
+    fn operand_count() {
+        let mut b = Builder::new();
+        let x = b.arg("x", "16x64xf32");
+        b.op("r", "TROWEXPANDMAX", &[x], "16x64xf32");
+        let e = one_error(&b.ret(&[]), Rule::OperandCount, "'pto.trowexpandmax' op");
+        assert!(
+            e.contains("Fault_BundleControl") && e.contains("got 1"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn data_type_in_the_legal_set() {
+        let mut b = Builder::new();
+        let x = b.arg("x", "16x64xsi32");
+        b.op("r", "TEXP", &[x], "16x64xsi32");
+        let e = one_error(&b.ret(&[]), Rule::DataType, "source operand #0 %x");
+        assert!(e.contains("S32") && e.contains("legal: FP64, FP32"), "{e}");
+        // ARG sources are restricted to A9.
+        let mut b = Builder::new();
+        let x = b.arg("x", "16x64xf64");
+        b.op("r", "TROWARGMAX", &[x], "16x1xui32");
+        one_error(&b.ret(&[]), Rule::DataType, "source operand #0 %x");
+    }
+
+    #[test]
+    fn same_type() {
+        let mut b = Builder::new();
+        let x = b.arg("x", "16x64xf32");
+        let y = b.arg("y", "16x64xf16");
+        b.op("r", "TADD", &[x, y], "16x64xf32");
+        let e = one_error(&b.ret(&[]), Rule::SameType, "right source operand #1 %y");
+        assert!(e.contains("Fault_TileLegality"), "{e}");
+        let mut b = Builder::new();
+        let x = b.arg("x", "16x64xf32");
+        b.op("r", "TROWSUM", &[x], "16x1xf16");
+        let e = one_error(&b.ret(&[]), Rule::SameType, "'pto.trowsum' op result");
+        assert!(e.contains("make the result FP32"), "{e}");
+    }
+
+    #[test]
+    fn expdif_pairs() {
+        for (src, dst, legal) in [
+            ("f16", "f32", true),
+            ("bf16", "f32", true),
+            ("f32", "f32", true),
+            ("f16", "bf16", false),
+            ("f32", "f16", false),
+        ] {
+            let mut b = Builder::new();
+            let x = b.arg("x", &format!("16x64x{src}"));
+            let m = b.arg("m", &format!("16x1x{src}"));
+            b.op("r", "TROWEXPANDEXPDIF", &[x, m], &format!("16x64x{dst}"));
+            let f = b.ret(&[]);
+            if legal {
+                assert_eq!(errors(&f), Vec::<String>::new(), "{src}->{dst}");
+            } else {
+                let e = one_error(&f, Rule::ExpDifPair, "'pto.trowexpandexpdif' op result");
+                assert!(e.contains("may be"), "{e}");
+            }
+        }
+    }
+
+    #[test]
+    fn arg_results_are_u32_or_s32() {
+        let mut b = Builder::new();
+        let x = b.arg("x", "16x64xf32");
+        b.op("r", "TROWARGMIN", &[x], "16x1xf32");
+        let e = one_error(
+            &b.ret(&[]),
+            Rule::ArgResultType,
+            "'pto.trowargmin' op result",
+        );
+        assert!(e.contains("ui32"), "{e}");
+        let mut b = Builder::new();
+        let x = b.arg("x", "16x64xf32");
+        b.op("r", "TCOLARGMIN", &[x], "1x64xsi32");
+        assert_eq!(errors(&b.ret(&[])), Vec::<String>::new());
+    }
+
+    #[test]
+    fn dims_in_range() {
+        let mut b = Builder::new();
+        let mut t = ty("16x64xf32");
+        t.valid_rows = Dim::Known(0);
+        b.func.add_arg(Some("x".into()), t);
+        let e = one_error(&b.ret(&[]), Rule::DimRange, "argument #0 %x");
+        assert!(e.contains("valid rows 0"), "{e}");
+        let v = tile_violations(&TileType::new(70000, 1, DataType::U8), Stage::Source);
+        assert_eq!(v[0].rule, Rule::DimRange);
+    }
+
+    #[test]
+    fn cols_power_of_two() {
+        let mut b = Builder::new();
+        b.arg("x", "16x48xf32");
+        let e = one_error(&b.ret(&[]), Rule::ColsPowerOfTwo, "argument #0 %x");
+        assert!(e.contains("Fault_TileAllocation"), "{e}");
+        assert!(e.contains("use 16x64xf32, valid=16x48"), "{e}");
+    }
+
+    #[test]
+    fn valid_within_physical() {
+        let mut b = Builder::new();
+        let x = b.arg("x", "16x64xf32");
+        b.op("r", "TROWSUM", &[x], "8x1xf32, valid=16x1");
+        let e = one_error(
+            &b.ret(&[]),
+            Rule::ValidWithinPhysical,
+            "'pto.trowsum' op result",
+        );
+        assert!(e.contains("use 16x1xf32"), "{e}");
+    }
+
+    #[test]
+    fn a_size_code_holds_the_shape() {
+        let mut b = Builder::new();
+        b.arg("x", "1024x64xf32");
+        let e = one_error(&b.ret(&[]), Rule::SizeCode, "argument #0 %x");
+        assert!(
+            e.contains("256 KiB") && e.contains("use at most 256x64xf32"),
+            "{e}"
+        );
+        let mut b = Builder::new();
+        b.arg("x", "1x32768xf64");
+        let e = one_error(&b.ret(&[]), Rule::SizeCode, "argument #0 %x");
+        assert!(e.contains("use at most 8192 columns"), "{e}");
+    }
+
+    #[test]
+    fn full_shape_source_and_result() {
+        let mut b = Builder::new();
+        let x = b.arg("x", "16x64xf32");
+        let m = b.arg("m", "16x1xf32");
+        b.op("r", "TROWEXPANDADD", &[x, m], "16x64xf32, valid=16x60");
+        let e = one_error(
+            &b.ret(&[]),
+            Rule::FullShape,
+            "'pto.trowexpandadd' op result",
+        );
+        assert!(e.contains("use 16x64xf32 ["), "{e}");
+        // Binary ops: physical rows differ, valid equal.
+        let mut b = Builder::new();
+        let x = b.arg("x", "16x64xf32");
+        let y = b.arg("y", "32x64xf32, valid=16x64");
+        b.op("r", "TMAX", &[x, y], "16x64xf32");
+        one_error(&b.ret(&[]), Rule::FullShape, "right source operand #1 %y");
+    }
+
+    #[test]
+    fn row_broadcast_shape() {
+        let mut b = Builder::new();
+        let x = b.arg("x", "16x64xf32");
+        let m = b.op("m", "TROWMAX", &[x], "16x1xf32");
+        let n = b.op("n", "TCOLMAX", &[x], "1x64xf32");
+        let _ = m;
+        b.op("r", "TROWEXPANDMAX", &[x, n], "16x64xf32");
+        let f = b.ret(&[]);
+        let e = one_error(&f, Rule::RowBroadcast, "broadcast operand #1 %n");
+        assert!(e.contains("use 16x1xf32"), "{e}");
+        // The note points at where %n was defined.
+        let d = &verify_function(&f, Stage::Source)[0];
+        assert_eq!(d.notes[0].0.line, 3);
+        assert!(d.notes[0].1.contains("%n defined here"));
+    }
+
+    #[test]
+    fn col_broadcast_shape() {
+        let mut b = Builder::new();
+        let x = b.arg("x", "16x64xf32");
+        let v = b.arg("v", "1x32xf32");
+        b.op("r", "TCOLEXPANDSUB", &[x, v], "16x64xf32");
+        let e = one_error(&b.ret(&[]), Rule::ColBroadcast, "broadcast operand #1 %v");
+        assert!(e.contains("use 1x64xf32"), "{e}");
+        // The copy form checks the broadcast against its result.
+        let mut b = Builder::new();
+        let v = b.arg("v", "2x64xf32");
+        b.op("r", "TCOLEXPAND", &[v], "16x64xf32");
+        one_error(&b.ret(&[]), Rule::ColBroadcast, "broadcast operand #0 %v");
+    }
+
+    #[test]
+    fn reduction_result_geometry() {
+        let mut b = Builder::new();
+        let x = b.arg("x", "16x64xf32, valid=10x64");
+        b.op("r", "TROWSUM", &[x], "16x1xf32");
+        let e = one_error(
+            &b.ret(&[]),
+            Rule::ReductionResult,
+            "'pto.trowsum' op result",
+        );
+        assert!(e.contains("use 16x1xf32, valid=10x1"), "{e}");
+        let mut b = Builder::new();
+        let x = b.arg("x", "16x64xf32");
+        b.op("r", "TCOLPROD", &[x], "16x1xf32");
+        let e = one_error(
+            &b.ret(&[]),
+            Rule::ReductionResult,
+            "'pto.tcolprod' op result",
+        );
+        assert!(e.contains("use 16x64xf32, valid=1x64"), "{e}");
+    }
+
+    #[test]
+    fn stages_differ_on_unknowns_and_implicit_broadcasts() {
+        let mut b = Builder::new();
+        let x = b.arg("x", "16x64xf32");
+        let m = b.op("m", "TROWMAX", &[x], "?x?xf32");
+        let v = b.arg("v", "16x1xf32");
+        b.op("r", "TSUB", &[v, x], "?x?xf32");
+        let _ = m;
+        let f = b.ret(&[]);
+        assert_eq!(errors(&f), Vec::<String>::new());
+        let fin: Vec<String> = verify_function(&f, Stage::Final)
+            .into_iter()
+            .map(|d| d.message)
+            .collect();
+        assert_eq!(fin.len(), 3, "{fin:#?}");
+        assert!(fin[0].contains("'pto.trowmax' op result type ?x?xf32 still has '?' rows, columns"));
+        assert!(fin[0].contains("[inferred-shape, Fault_TileLegality]"));
+        assert!(fin[1].contains("'pto.tsub' op result type ?x?xf32"));
+        assert!(
+            fin[2].contains("left source operand #0 %v") && fin[2].contains("implicit broadcast"),
+            "{fin:#?}"
+        );
+    }
+}
