@@ -1,0 +1,127 @@
+//! Interpreter throughput for TROWEXPANDMAX and TCOLEXPANDMIN at the largest tile a bundle can
+//! allocate (64 KiB per PE, one PE), for FP32, FP16 and S8, next to a plain memcpy of the same
+//! bytes. Each iteration runs one whole bundle (decode, checks, execution, publication) on a fresh
+//! copy of the loaded machine; the copy is made outside the timed region.
+//! Run: `cargo bench -p ptoc-runtime --bench interp`; compare with `benches/numpy_baseline.py`.
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use ptoc_isa::encoding::{BStart, Dim, Iot, IotSources};
+use ptoc_isa::{ops, DataType, Hand, Instruction, PeMask, SizeCode, TileReg};
+use ptoc_runtime::{Machine, Tile};
+use std::hint::black_box;
+
+const TILE_BYTES: u32 = 64 * 1024;
+
+fn words(mnemonic: &str, dtype: DataType, rows: u32, cols: u32) -> Vec<u32> {
+    let op = ops::by_mnemonic(mnemonic).expect("catalogue op");
+    let reg = |i| TileReg::new(i).expect("register");
+    [
+        Instruction::BStart(BStart {
+            mode: op.mode,
+            function: op.function,
+            dtype,
+        }),
+        Instruction::BDim(Dim {
+            lb: 0,
+            reg: 0,
+            imm: cols,
+        }),
+        Instruction::BDim(Dim {
+            lb: 1,
+            reg: 0,
+            imm: rows,
+        }),
+        Instruction::BIot(Iot {
+            sources: IotSources::Two(reg(0), reg(1)),
+            last: true,
+            mask: PeMask::parse("1000").expect("mask"),
+            dst: Some((Hand::T, SizeCode::MAX)),
+        }),
+        Instruction::BStop,
+    ]
+    .iter()
+    .map(Instruction::encode)
+    .collect()
+}
+
+/// A pseudo-random defined tile of the given shape and allocation.
+fn tile(dtype: DataType, size: SizeCode, cols: u32, valid: (u32, u32), salt: u64) -> Tile {
+    let n = (valid.0 * valid.1) as u64;
+    let values: Vec<u64> = (0..n)
+        .map(|i| (i ^ salt).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 17)
+        .map(|v| match dtype {
+            // Finite values of moderate size (exponent field kept away from all-ones).
+            DataType::FP32 => 0x3000_0000 | (v & 0x0FFF_FFFF) | ((v & 1) << 31),
+            DataType::FP16 => 0x3000 | (v & 0x0FFF) | ((v & 1) << 15),
+            _ => v,
+        })
+        .collect();
+    Tile::allocated(dtype, size, cols, valid.0, valid.1)
+        .and_then(|t| t.with_valid_values(&values))
+        .expect("bench tile")
+}
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("interp");
+    for (dtype, name) in [
+        (DataType::FP32, "fp32"),
+        (DataType::FP16, "fp16"),
+        (DataType::S8, "s8"),
+    ] {
+        let bytes = dtype.bits() / 8;
+        // 64 KiB with 128 (FP32) or 256 (FP16, S8) columns.
+        let cols = if bytes == 4 { 128 } else { 256 };
+        let rows = TILE_BYTES / (cols * bytes);
+        let elements = (rows * cols) as u64;
+        group.throughput(Throughput::Elements(elements));
+        for (mnemonic, axis_row) in [("TROWEXPANDMAX", true), ("TCOLEXPANDMIN", false)] {
+            let mut m = Machine::new();
+            let one_pe = PeMask::parse("1000").expect("mask");
+            let full = tile(dtype, SizeCode::MAX, cols, (rows, cols), 1);
+            let bcast = if axis_row {
+                tile(
+                    dtype,
+                    SizeCode::smallest_for(rows, 1, dtype.bits()).expect("fits"),
+                    1,
+                    (rows, 1),
+                    2,
+                )
+            } else {
+                tile(
+                    dtype,
+                    SizeCode::smallest_for(1, cols, dtype.bits()).expect("fits"),
+                    cols,
+                    (1, cols),
+                    2,
+                )
+            };
+            m.load_with_mask(TileReg::new(0).expect("reg"), full, one_pe)
+                .expect("load");
+            m.load_with_mask(TileReg::new(1).expect("reg"), bcast, one_pe)
+                .expect("load");
+            let program = words(mnemonic, dtype, rows, cols);
+            group.bench_function(format!("{mnemonic}/{name}"), |b| {
+                b.iter_batched(
+                    || m.clone(),
+                    |mut m| {
+                        m.run(black_box(&program)).expect("bundle runs");
+                        m
+                    },
+                    BatchSize::LargeInput,
+                )
+            });
+        }
+        let src = vec![0x5Au8; (elements * bytes as u64) as usize];
+        let mut dst = vec![0u8; src.len()];
+        group.bench_function(format!("memcpy/{name}"), |b| {
+            b.iter(|| {
+                dst.copy_from_slice(black_box(&src));
+                black_box(&dst);
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
