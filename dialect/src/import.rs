@@ -6,12 +6,14 @@
 //! dialects that ptoc cannot lower.
 
 use crate::mlir::Frontend;
-use melior::ir::attribute::StringAttribute;
+use melior::ir::attribute::{
+    ArrayAttribute, DictionaryAttribute, IntegerAttribute, StringAttribute,
+};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::RegionLike;
 use melior::ir::ValueLike;
-use melior::ir::{Module, Value};
+use melior::ir::{Attribute, Identifier, Module, Value};
 use ptoc_ir::{Attr, Diagnostic, Function, Location, TileType, ValueId};
 use ptoc_isa::ops::{self, CATALOGUE};
 use std::collections::{BTreeMap, HashMap};
@@ -136,12 +138,11 @@ fn import_function(
             Err(e) => errors.push(e),
         }
     }
-    if let Some(attrs) = function_arg_attrs(&op) {
-        for (i, a) in attrs.into_iter().enumerate().take(func.arg_attrs.len()) {
-            func.arg_attrs[i] = a;
-        }
+    let arg_attrs = function_arg_attrs(&op, &loc, &mut errors);
+    for (slot, attrs) in func.arg_attrs.iter_mut().zip(arg_attrs) {
+        *slot = attrs;
     }
-    func.attrs = discardable_attrs(&op, &loc, &mut errors);
+    func.attrs = pto_attrs(op.attributes(), &loc, &mut errors);
 
     let mut next = block.first_operation();
     let mut returned = false;
@@ -171,45 +172,54 @@ fn import_function(
 }
 
 /// Argument attributes (`{pto.dst = "T#1"}` on ptoc's own output), from `arg_attrs`.
-fn function_arg_attrs(op: &OperationRef) -> Option<Vec<BTreeMap<String, Attr>>> {
-    let text = op.attribute("arg_attrs").ok()?.to_string();
-    // `[{pto.dst = "T#1", pto.tsize = 3 : i64}, {}]`: parse the dictionaries ptoc itself writes.
-    let inner = text.strip_prefix('[')?.strip_suffix(']')?;
-    let mut out = Vec::new();
-    for dict in inner.split("}").filter(|d| d.contains('{')) {
-        let body = dict.split_once('{')?.1;
-        let mut attrs = BTreeMap::new();
-        for entry in body.split(", ").filter(|e| !e.trim().is_empty()) {
-            let (key, value) = entry.split_once(" = ")?;
-            attrs.insert(key.trim().to_string(), parse_attr(value.trim())?);
-        }
-        out.push(attrs);
-    }
-    Some(out)
-}
-
-/// `"T#3"` → Str, `3 : i64` → Int; other attribute kinds are not part of the pto dialect.
-fn parse_attr(text: &str) -> Option<Attr> {
-    if let Some(s) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
-        return Some(Attr::Str(s.replace("\\22", "\"").replace("\\\\", "\\")));
-    }
-    let number = text.split(" : ").next()?.trim();
-    number.parse().ok().map(Attr::Int)
-}
-
-/// The `pto.*` attributes of an op (allocation results on re-imported output).
-fn discardable_attrs(
+fn function_arg_attrs(
     op: &OperationRef,
+    loc: &Location,
+    errors: &mut Vec<Diagnostic>,
+) -> Vec<BTreeMap<String, Attr>> {
+    let Some(array) = op
+        .attribute("arg_attrs")
+        .ok()
+        .and_then(|a| ArrayAttribute::try_from(a).ok())
+    else {
+        return Vec::new();
+    };
+    (0..array.len())
+        .filter_map(|i| array.element(i).ok())
+        .map(|dict| match DictionaryAttribute::try_from(dict) {
+            Ok(dict) => pto_attrs(
+                (0..dict.len()).filter_map(|i| dict.element(i).ok()),
+                loc,
+                errors,
+            ),
+            Err(_) => BTreeMap::new(),
+        })
+        .collect()
+}
+
+/// A string or integer attribute; other kinds are not part of the pto dialect.
+fn convert_attr(attr: Attribute) -> Option<Attr> {
+    if let Ok(s) = StringAttribute::try_from(attr) {
+        return Some(Attr::Str(s.value().to_string()));
+    }
+    IntegerAttribute::try_from(attr)
+        .ok()
+        .map(|i| Attr::Int(i.value()))
+}
+
+/// The `pto.*` attributes among `attrs` (allocation results on re-imported output).
+fn pto_attrs<'c>(
+    attrs: impl Iterator<Item = (Identifier<'c>, Attribute<'c>)>,
     loc: &Location,
     errors: &mut Vec<Diagnostic>,
 ) -> BTreeMap<String, Attr> {
     let mut out = BTreeMap::new();
-    for (name, value) in op.attributes() {
+    for (name, value) in attrs {
         let name = name.as_string_ref().as_str().unwrap_or("").to_string();
         if !name.starts_with("pto.") {
             continue;
         }
-        match parse_attr(&value.to_string()) {
+        match convert_attr(value) {
             Some(attr) => {
                 out.insert(name, attr);
             }
@@ -280,7 +290,7 @@ fn import_op(
         .map_err(|e| Diagnostic::error(loc.clone(), e.to_string()))?;
     let ty = tile_type(result.r#type(), &loc, &format!("the result of '{name}'"))?;
     let mut errors = Vec::new();
-    let attrs = discardable_attrs(&op, &loc, &mut errors);
+    let attrs = pto_attrs(op.attributes(), &loc, &mut errors);
     if let Some(e) = errors.pop() {
         return Err(e);
     }

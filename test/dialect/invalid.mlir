@@ -102,3 +102,11 @@ func.func @return_type_mismatch(%x: !pto.tile<16x64xf32>) -> !pto.tile<8x64xf32>
   // expected-error@+1 {{type of return operand 0 ('!pto.tile<16x64xf32>') doesn't match function result type ('!pto.tile<8x64xf32>')}}
   return %x : !pto.tile<16x64xf32>
 }
+
+// -----
+
+func.func @float_attribute(%x: !pto.tile<16x64xf32>) -> !pto.tile<16x64xf32> {
+  // expected-error@+1 {{attribute 'pto.rows' must be an integer or a string, got '1.500000e+00 : f64'}}
+  %e = "pto.texp"(%x) {pto.rows = 1.5} : (!pto.tile<16x64xf32>) -> !pto.tile<16x64xf32>
+  return %e : !pto.tile<16x64xf32>
+}
