@@ -4,6 +4,7 @@
 //! implements [`Pass`] and works on one function at a time, as MLIR function passes do.
 
 pub mod allocate;
+pub mod fuse;
 pub mod infer_shapes;
 pub mod manager;
 pub mod rules;

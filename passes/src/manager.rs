@@ -7,6 +7,7 @@
 //! mean the same pipeline. A pipeline stops at the first pass that reports errors and returns all
 //! of that pass's diagnostics (over every function of the module).
 
+use crate::fuse::Fuse;
 use crate::{Allocate, InferShapes, Options, Pass, PassContext, Verify};
 use ptoc_ir::{Diagnostic, Module};
 use std::fmt::Write as _;
@@ -16,7 +17,7 @@ pub fn registry() -> Vec<Box<dyn Pass>> {
     vec![
         Box::new(Verify),
         Box::new(InferShapes),
-        // `pto-fuse` (crate::fuse::Fuse) goes here once fuse.rs lands.
+        Box::new(Fuse),
         Box::new(Allocate),
     ]
 }
@@ -401,6 +402,7 @@ mod tests {
             .filter(|n| registered.contains(n))
             .collect();
         assert_eq!(o2, want);
+        assert_eq!(o2, DEFAULT_PIPELINE);
         assert_eq!(o2.first(), Some(&"pto-verify"));
         assert_eq!(o2.last(), Some(&"pto-allocate"));
         let o0 = PassManager::default_pipeline(&Options {
@@ -456,6 +458,19 @@ mod tests {
         assert_eq!(errs.len(), 1);
         assert!(errs[0].message.contains("[full-shape"), "{errs:?}");
         assert_eq!(seen, [(b, "pto-verify".to_string())]);
+    }
+
+    #[test]
+    fn default_pipeline_fuses_an_implicit_broadcast_and_allocates() {
+        let mut m = module(false);
+        let mut ctx = PassContext::default();
+        let pm = PassManager::default_pipeline(&ctx.options);
+        pm.run(&mut m, &mut ctx, &mut |_, _, _| {}).unwrap();
+        let f = &m.functions[0];
+        let ops: Vec<&str> = f.ops.iter().map(|op| op.info.mnemonic).collect();
+        assert_eq!(ops, ["TROWEXPANDSUB"]);
+        assert_eq!(f.ops[0].attrs["pto.dst"], ptoc_ir::Attr::Str("T#3".into()));
+        assert_eq!(f.results, [f.ops[0].result]);
     }
 
     #[test]
