@@ -43,6 +43,9 @@ pub struct TileMeta {
 impl TileMeta {
     /// Check that the shape is one the SizeCode can hold (`DerivedTileRows`, valid ≤ physical).
     pub fn check(&self) -> Result<(), String> {
+        if self.name.is_empty() {
+            return Err("a tile needs a non-empty name".into());
+        }
         let derived = self
             .size_code
             .derived_rows(self.cols, self.dtype.bits())
@@ -264,7 +267,11 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<(String, KernelMeta)>, MetaError> {
             args: tiles("args")?,
             results: tiles("results")?,
         };
-        out.push((o.str("name")?.to_string(), meta));
+        let name = o.str("name")?;
+        if name.is_empty() {
+            return Err(field_error(format!("{}.name", o.path), "empty"));
+        }
+        out.push((name.to_string(), meta));
     }
     Ok(out)
 }
