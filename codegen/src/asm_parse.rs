@@ -55,15 +55,17 @@ fn is_word_char(c: char, next: Option<char>) -> bool {
         || (c == '-' && next != Some('>'))
 }
 
+/// Mnemonics and directives that may follow a `;` separator (anything else after `;` is a
+/// comment).
+const STATEMENT_WORDS: &[&str] = &[
+    "B.DATR", "B.DIM", "B.IOT", "B.IOR", "B.IOS", "BSTOP", "C.B.DIMI", "C.BSTOP", "L.BSTOP",
+    ".WORD", ".KERNEL", ".PE_MASK", ".SPEC", ".ARG", ".RESULT",
+];
+
 /// Does a statement start with this word (so a `;` before it separates rather than comments)?
 fn starts_statement(word: &str) -> bool {
     let w = word.to_ascii_uppercase();
-    w.starts_with('.')
-        || w.starts_with("B.")
-        || w.starts_with("BSTART")
-        || w == "BSTOP"
-        || w.starts_with("C.B")
-        || w.starts_with("L.B")
+    w.starts_with("BSTART.") || STATEMENT_WORDS.contains(&w.as_str())
 }
 
 /// Split one line into tokens, dropping comments. Errors carry the 1-based column.

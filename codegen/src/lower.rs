@@ -33,7 +33,12 @@ pub fn lower_function(func: &Function) -> Result<Kernel, Vec<Diagnostic>> {
     let mut tiles: HashMap<ValueId, TileMeta> = HashMap::new();
     let mut args = Vec::new();
     for (i, &arg) in func.args.iter().enumerate() {
-        let name = func.value(arg).name.clone().unwrap_or(format!("arg{i}"));
+        let name = func
+            .value(arg)
+            .name
+            .clone()
+            .filter(|n| !n.is_empty())
+            .unwrap_or(format!("arg{i}"));
         let empty = BTreeMap::new();
         let attrs = func.arg_attrs.get(i).unwrap_or(&empty);
         match tile_meta(name, func.ty(arg), attrs) {

@@ -37,6 +37,17 @@ BSTOP
 }
 
 #[test]
+fn semicolons_separate_statements_or_start_comments() {
+    assert_eq!(words("BSTOP; BSTOP ;bstop"), [1, 1, 1]);
+    assert_eq!(words("BSTOP ; ... BSTOP here is prose"), [1]);
+    assert_eq!(
+        words("; BSTOP at the start of a line is a comment"),
+        Vec::<u32>::new()
+    );
+    assert_eq!(words("BSTOP ; .word-like prose"), [1]);
+}
+
+#[test]
 fn every_instruction_form() {
     let cases = [
         ("B.DATR {NORM, FP32, Zero, None, RNE, 0, 0}", 0x0010_9023),
