@@ -11,6 +11,8 @@ pub mod rules;
 pub mod verify;
 
 #[cfg(test)]
+mod proptests;
+#[cfg(test)]
 mod testutil;
 
 pub use allocate::Allocate;

@@ -234,7 +234,10 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
     };
 
     // Types (facts §1.3–1.6).
-    let (first_idx, first_role, first) = (0, info.sources[0], op.operands[0]);
+    let (Some(&first_role), Some(&first)) = (info.sources.first(), op.operands.first()) else {
+        return errors; // an op without sources has nothing to relate
+    };
+    let first_idx = 0;
     let src_ty = *func.ty(first);
     if !info.accepts(src_ty.dtype) {
         let legal: Vec<&str> = info.legal_types.iter().map(|t| t.name()).collect();
