@@ -1,14 +1,22 @@
 //! The compile driver: one input buffer (or `// -----` chunk) through parse → import → passes →
 //! output, with the located diagnostics of whichever stage failed.
 
+use ptoc_codegen::{lower_function, print_asm, print_words, write_elf, Kernel};
 use ptoc_dialect::{export_module, import_module, Frontend};
-use ptoc_ir::{Diagnostic, Module};
+use ptoc_ir::{Diagnostic, Location, Module};
+use ptoc_passes::{IrPrinting, PassContext, PassManager, When};
 
 /// What to produce.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Emit {
     /// The module as MLIR (after the pipeline), printed by MLIR.
     Mlir,
+    /// Canonical PTO bundle assembly.
+    Asm,
+    /// One hex word per line with its assembly.
+    Words,
+    /// An ELF64 object (`out.bin`).
+    Obj,
 }
 
 /// Everything the command line can set for a compile.
@@ -17,36 +25,64 @@ pub struct Options {
     pub emit: Emit,
     /// Print locations (`loc(...)`) in MLIR output.
     pub debug_info: bool,
+    /// `--pass-pipeline=`; `None` runs the default pipeline.
+    pub pipeline: Option<String>,
+    /// What the passes may read (`-O0`, `--pe-mask`).
+    pub pass_options: ptoc_passes::Options,
+    /// `--mlir-print-ir-*` requests; dumps go to standard error.
+    pub ir_printing: IrPrinting,
+    /// Print the `--pass-statistics` report to standard error.
+    pub pass_statistics: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
-            emit: Emit::Mlir,
+            emit: Emit::Obj,
             debug_info: false,
+            pipeline: None,
+            pass_options: ptoc_passes::Options::default(),
+            ir_printing: IrPrinting::default(),
+            pass_statistics: false,
         }
     }
 }
 
-/// The result of one buffer: output bytes on success, diagnostics either way.
+/// The result of one buffer: output bytes on success, diagnostics either way, and what the
+/// pipeline wrote for the user on the side (IR dumps, statistics).
 #[derive(Debug, Default)]
 pub struct Outcome {
     pub output: Option<Vec<u8>>,
     pub diagnostics: Vec<Diagnostic>,
+    pub side_output: String,
 }
 
 /// One MLIR context and the options of a run; reuse it for many buffers.
 pub struct Driver {
     frontend: Frontend,
-    pub options: Options,
+    options: Options,
 }
 
 impl Driver {
-    pub fn new(options: Options) -> Driver {
-        Driver {
+    /// A driver for `options`; a malformed `--pass-pipeline` is reported here, once.
+    pub fn new(options: Options) -> Result<Driver, String> {
+        if let Some(text) = options.pipeline.as_deref().filter(|t| !t.trim().is_empty()) {
+            PassManager::parse(text).map_err(|e| {
+                format!(
+                    "error: invalid --pass-pipeline at character {}: {e}\n  {text}\n  {}^",
+                    e.offset + 1,
+                    " ".repeat(e.offset)
+                )
+            })?;
+        }
+        Ok(Driver {
             frontend: Frontend::new(),
             options,
-        }
+        })
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.options
     }
 
     /// Parse and import `source` (named `file` in diagnostics) into the tile IR.
@@ -57,22 +93,92 @@ impl Driver {
 
     /// Run one buffer through the whole compile.
     pub fn process(&self, source: &str, file: &str) -> Outcome {
-        match self.compile(source, file) {
+        let mut side_output = String::new();
+        let result = self
+            .import(source, file)
+            .and_then(|mut module| {
+                self.run_pipeline(&mut module, &mut side_output)?;
+                Ok(module)
+            })
+            .and_then(|module| self.emit(&module));
+        match result {
             Ok(output) => Outcome {
                 output: Some(output),
                 diagnostics: Vec::new(),
+                side_output,
             },
             Err(diagnostics) => Outcome {
                 output: None,
                 diagnostics,
+                side_output,
             },
         }
     }
 
-    fn compile(&self, source: &str, file: &str) -> Result<Vec<u8>, Vec<Diagnostic>> {
-        let module = self.import(source, file)?;
+    fn pass_manager(&self) -> PassManager {
+        match &self.options.pipeline {
+            // An empty pipeline runs no pass, as in mlir-opt.
+            Some(text) if text.trim().is_empty() => PassManager::new(),
+            // Checked in `new`.
+            Some(text) => PassManager::parse(text).unwrap_or_default(),
+            None => PassManager::default_pipeline(&self.options.pass_options),
+        }
+    }
+
+    /// Run the configured pipeline, writing IR dumps and statistics to `side_output`.
+    pub fn run_pipeline(
+        &self,
+        module: &mut Module,
+        side_output: &mut String,
+    ) -> Result<(), Vec<Diagnostic>> {
+        let pm = self.pass_manager();
+        let mut ctx = PassContext::new(self.options.pass_options.clone());
+        let printing = &self.options.ir_printing;
+        let mut observer = |when: When, pass: &str, module: &Module| {
+            if printing.wants(when, pass) {
+                side_output.push_str(&IrPrinting::header(when, pass));
+                side_output.push('\n');
+                match self.print_mlir(module) {
+                    Ok(text) => side_output.push_str(&text),
+                    Err(_) => side_output.push_str("<module could not be printed>\n"),
+                }
+            }
+        };
+        let result = pm.run(module, &mut ctx, &mut observer);
+        if self.options.pass_statistics {
+            side_output.push_str(&pm.statistics_report(&ctx));
+        }
+        result
+    }
+
+    /// Lower every function of an allocated module to a kernel.
+    pub fn lower(&self, module: &Module) -> Result<Vec<Kernel>, Vec<Diagnostic>> {
+        let mut kernels = Vec::new();
+        let mut errors = Vec::new();
+        for func in &module.functions {
+            match lower_function(func) {
+                Ok(k) => kernels.push(k),
+                Err(e) => errors.extend(e),
+            }
+        }
+        if errors.is_empty() {
+            Ok(kernels)
+        } else {
+            Err(errors)
+        }
+    }
+
+    fn emit(&self, module: &Module) -> Result<Vec<u8>, Vec<Diagnostic>> {
         match self.options.emit {
-            Emit::Mlir => self.print_mlir(&module).map(String::into_bytes),
+            Emit::Mlir => self.print_mlir(module).map(String::into_bytes),
+            Emit::Asm => Ok(print_asm(&self.lower(module)?).into_bytes()),
+            Emit::Words => Ok(print_words(&self.lower(module)?).into_bytes()),
+            Emit::Obj => write_elf(&self.lower(module)?).map_err(|e| {
+                vec![Diagnostic::error(
+                    Location::unknown(),
+                    format!("cannot write the ELF object: {e}"),
+                )]
+            }),
         }
     }
 

@@ -10,6 +10,8 @@ pub mod output;
 pub mod split;
 
 pub use driver::{Driver, Emit, Options};
+pub use ptoc_codegen as codegen;
 pub use ptoc_dialect as dialect;
 pub use ptoc_ir as ir;
 pub use ptoc_isa as isa;
+pub use ptoc_passes as passes;

@@ -1,54 +1,96 @@
-//! The `ptoc` command line: mlir-opt conventions around [`ptoc::Driver`].
+//! The `ptoc` command line: mlir-opt conventions around [`ptoc::Driver`], plus the `asm` and
+//! `disasm` tools.
 
-use clap::Parser;
+use clap::{Args, Parser, Subcommand};
 use ptoc::{diagnostics, output, split, Driver, Emit, Options};
-use ptoc_ir::{Severity, SourceMap};
+use ptoc_codegen::{assemble, disassemble, read_elf, write_elf};
+use ptoc_ir::{Diagnostic, Severity, SourceMap};
+use ptoc_isa::PeMask;
+use ptoc_passes::IrPrinting;
 use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// Compile MLIR kernels written in the `pto` tile dialect to PTO bundles.
+/// Compile MLIR kernels written in the `pto` tile dialect to PTO bundles and ELF objects.
 #[derive(Parser, Debug)]
-#[command(name = "ptoc", version, about)]
+#[command(name = "ptoc", version, about, args_conflicts_with_subcommands = true)]
 struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    compile: CompileArgs,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Assemble PTO assembly (canonical syntax or the spec's variants) into an ELF object.
+    Asm {
+        /// Assembly file (`-` for standard input).
+        input: String,
+        /// Output object file (written atomically).
+        #[arg(short = 'o', value_name = "FILE")]
+        output: PathBuf,
+    },
+    /// Print the canonical assembly of an ELF object written by ptoc.
+    Disasm {
+        /// Object file.
+        input: String,
+        /// Output file; standard output when omitted.
+        #[arg(short = 'o', value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+}
+
+#[derive(Args, Debug)]
+struct CompileArgs {
     /// Input `.mlir` file (`-` for standard input).
     #[arg(default_value = "-")]
     input: String,
     /// Output file (written atomically); standard output when omitted.
     #[arg(short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
-    /// What to produce.
-    #[arg(long, value_enum, default_value = "mlir")]
-    emit: Emit,
+    /// What to produce [default: obj with -o, asm on standard output].
+    #[arg(long, value_enum)]
+    emit: Option<Emit>,
+    /// Optimisation level; -O0 disables fusion.
+    #[arg(short = 'O', value_name = "LEVEL", default_value_t = 2)]
+    opt_level: u8,
+    /// Run these passes instead of the default pipeline (e.g. `pto-verify,pto-allocate`, or
+    /// `builtin.module(func.func(pto-verify))`); empty runs none.
+    #[arg(long, value_name = "PIPELINE")]
+    pass_pipeline: Option<String>,
+    /// PE mask of every bundle: four binary digits, PE0 first (one of the eight encodable masks).
+    #[arg(long, value_name = "MASK", default_value = "1111", value_parser = parse_pe_mask)]
+    pe_mask: PeMask,
     /// Check diagnostics against `// expected-error {{…}}` comments instead of printing them.
     #[arg(long)]
     verify_diagnostics: bool,
     /// Process each `// -----` chunk of the input separately.
     #[arg(long)]
     split_input_file: bool,
+    /// Print the module (to standard error) after every pass.
+    #[arg(long = "mlir-print-ir-after-all")]
+    print_ir_after_all: bool,
+    /// Print the module (to standard error) before every pass.
+    #[arg(long = "mlir-print-ir-before-all")]
+    print_ir_before_all: bool,
+    /// Print the module (to standard error) before the named pass (repeatable).
+    #[arg(long = "mlir-print-ir-before", value_name = "PASS")]
+    print_ir_before: Vec<String>,
+    /// Print the module (to standard error) after the named pass (repeatable).
+    #[arg(long = "mlir-print-ir-after", value_name = "PASS")]
+    print_ir_after: Vec<String>,
+    /// Print pass statistics (to standard error).
+    #[arg(long)]
+    pass_statistics: bool,
     /// Print locations in MLIR output.
     #[arg(long = "mlir-print-debuginfo")]
     debug_info: bool,
 }
 
-fn read_input(name: &str) -> std::io::Result<Vec<u8>> {
-    if name == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin().read_to_end(&mut bytes)?;
-        Ok(bytes)
-    } else {
-        std::fs::read(name)
-    }
-}
-
-/// Input text, or an error naming the line and column of the first byte that is not UTF-8.
-fn decode_input(name: &str, bytes: Vec<u8>) -> Result<String, String> {
-    String::from_utf8(bytes).map_err(|e| {
-        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-        let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
-        let col = valid.len() - valid.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
-        let byte = e.as_bytes()[valid.len()];
-        format!("{name}:{line}:{col}: error: input is not UTF-8 text (byte 0x{byte:02X}); expected an MLIR source file")
+fn parse_pe_mask(text: &str) -> Result<PeMask, String> {
+    PeMask::parse(text).ok_or_else(|| {
+        format!("'{text}' is not an encodable PE mask; use one of 1111, 1110, 1100, 1000, 0100, 0010, 0001, 0000")
     })
 }
 
@@ -56,12 +98,16 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { 1 } else { 0 };
             let _ = e.print();
-            return ExitCode::from(code);
+            return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
         }
     };
-    match run(cli) {
+    let result = match cli.command {
+        Some(Command::Asm { input, output }) => run_asm(&input, &output),
+        Some(Command::Disasm { input, output }) => run_disasm(&input, output.as_deref()),
+        None => run_compile(cli.compile),
+    };
+    match result {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(message) => {
@@ -71,23 +117,82 @@ fn main() -> ExitCode {
     }
 }
 
-/// Returns Ok(false) when diagnostics were reported, Err for a failure before compiling.
-fn run(cli: Cli) -> Result<bool, String> {
-    let file = if cli.input == "-" {
-        "<stdin>".to_string()
+/// The display name of an input and its bytes.
+fn read_input(name: &str) -> Result<(String, Vec<u8>), String> {
+    let display = if name == "-" { "<stdin>" } else { name }.to_string();
+    let bytes = if name == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin().read_to_end(&mut bytes).map(|_| bytes)
     } else {
-        cli.input.clone()
+        std::fs::read(name)
     };
-    let bytes = read_input(&cli.input).map_err(|e| format!("error: cannot read '{file}': {e}"))?;
-    let source = decode_input(&file, bytes)?;
-    let driver = Driver::new(Options {
-        emit: cli.emit,
-        debug_info: cli.debug_info,
+    bytes
+        .map(|b| (display.clone(), b))
+        .map_err(|e| format!("error: cannot read '{display}': {e}"))
+}
+
+/// Input text, or an error naming the line and column of the first byte that is not UTF-8.
+fn read_text(name: &str, what: &str) -> Result<(String, String), String> {
+    let (display, bytes) = read_input(name)?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+        let col = valid.len() - valid.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
+        let byte = e.as_bytes()[valid.len()];
+        format!("{display}:{line}:{col}: error: input is not UTF-8 text (byte 0x{byte:02X}); expected {what}")
+    })?;
+    Ok((display, text))
+}
+
+fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<(), String> {
+    match path {
+        Some(path) => output::write_atomically(path, bytes)
+            .map_err(|e| format!("error: cannot write '{}': {e}", path.display())),
+        None => std::io::stdout()
+            .write_all(bytes)
+            .map_err(|e| format!("error: cannot write to standard output: {e}")),
+    }
+}
+
+/// Print diagnostics with their source lines; true when none is an error.
+fn report(sources: &SourceMap, diags: &[Diagnostic]) -> bool {
+    for diag in diags {
+        eprint!("{}", sources.render(diag));
+    }
+    !diags.iter().any(|d| d.severity == Severity::Error)
+}
+
+/// Returns Ok(false) when diagnostics were reported, Err for a failure before compiling.
+fn run_compile(args: CompileArgs) -> Result<bool, String> {
+    let (file, source) = read_text(&args.input, "an MLIR source file")?;
+    let emit = args.emit.unwrap_or(if args.output.is_some() {
+        Emit::Obj
+    } else {
+        Emit::Asm
     });
+    if emit == Emit::Obj && args.output.is_none() {
+        return Err("error: --emit=obj writes a binary object; name the file with -o".into());
+    }
+    let driver = Driver::new(Options {
+        emit,
+        debug_info: args.debug_info,
+        pipeline: args.pass_pipeline,
+        pass_options: ptoc_passes::Options {
+            opt_level: args.opt_level,
+            pe_mask: args.pe_mask,
+        },
+        ir_printing: IrPrinting {
+            before_all: args.print_ir_before_all,
+            after_all: args.print_ir_after_all,
+            before: args.print_ir_before,
+            after: args.print_ir_after,
+        },
+        pass_statistics: args.pass_statistics,
+    })?;
     let mut sources = SourceMap::default();
     sources.add(file.as_str(), source.as_str());
 
-    let chunks = if cli.split_input_file {
+    let chunks = if args.split_input_file {
         split::split_input(&source)
     } else {
         vec![source.clone()]
@@ -96,30 +201,42 @@ fn run(cli: Cli) -> Result<bool, String> {
     let mut outputs = Vec::new();
     for chunk in &chunks {
         let outcome = driver.process(chunk, &file);
-        let reported = if cli.verify_diagnostics {
+        eprint!("{}", outcome.side_output);
+        let reported = if args.verify_diagnostics {
             diagnostics::verify(chunk, &file, &outcome.diagnostics)
         } else {
             outcome.diagnostics
         };
-        for diag in &reported {
-            eprint!("{}", sources.render(diag));
-            ok &= diag.severity != Severity::Error;
-        }
-        if let Some(out) = outcome.output {
-            outputs.push(out);
-        }
+        ok &= report(&sources, &reported);
+        outputs.extend(outcome.output);
     }
     if !ok {
         return Ok(false);
     }
-    let separator = format!("{}\n", split::SPLIT_MARKER);
-    let joined = outputs.join(separator.as_bytes());
-    match &cli.output {
-        Some(path) => output::write_atomically(path, &joined)
-            .map_err(|e| format!("error: cannot write '{}': {e}", path.display()))?,
-        None => std::io::stdout()
-            .write_all(&joined)
-            .map_err(|e| format!("error: cannot write to standard output: {e}"))?,
+    if emit == Emit::Obj && outputs.len() > 1 {
+        return Err("error: --split-input-file with --emit=obj would write several objects into one file; emit asm, words or mlir instead".into());
     }
+    let separator = format!("{}\n", split::SPLIT_MARKER);
+    write_output(args.output.as_deref(), &outputs.join(separator.as_bytes()))?;
+    Ok(true)
+}
+
+fn run_asm(input: &str, output: &Path) -> Result<bool, String> {
+    let (file, source) = read_text(input, "PTO assembly text")?;
+    let mut sources = SourceMap::default();
+    sources.add(file.as_str(), source.as_str());
+    let kernels = match assemble(&source, &file) {
+        Ok(k) => k,
+        Err(diags) => return Ok(report(&sources, &diags)),
+    };
+    let bytes = write_elf(&kernels).map_err(|e| format!("error: {file}: {e}"))?;
+    write_output(Some(output), &bytes)?;
+    Ok(true)
+}
+
+fn run_disasm(input: &str, output: Option<&Path>) -> Result<bool, String> {
+    let (file, bytes) = read_input(input)?;
+    let kernels = read_elf(&bytes).map_err(|e| format!("error: {file}: {e}"))?;
+    write_output(output, disassemble(&kernels).as_bytes())?;
     Ok(true)
 }

@@ -1,5 +1,5 @@
 // Every import error, one case per chunk, each at its own location.
-// RUN: ptoc %s --split-input-file --verify-diagnostics
+// RUN: ptoc %s --split-input-file --verify-diagnostics --emit=mlir
 
 func.func @unknown_op(%x: !pto.tile<16x64xf32>) -> !pto.tile<16x1xf32> {
   // expected-error@+1 {{unknown op 'pto.trowmaxx'; did you mean 'pto.trowmax'?}}

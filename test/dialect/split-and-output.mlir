@@ -1,10 +1,10 @@
 // --split-input-file prints each chunk's module separated by `// -----`; -o writes atomically and
 // a failed compile leaves an existing output untouched.
-// RUN: ptoc %s --split-input-file | FileCheck %s
+// RUN: ptoc %s --split-input-file --emit=mlir --pass-pipeline= | FileCheck %s
 // RUN: printf 'keep me' > %t.out
-// RUN: not ptoc %S/invalid.mlir --split-input-file -o %t.out 2>/dev/null
+// RUN: not ptoc %S/invalid.mlir --split-input-file --emit=mlir -o %t.out 2>/dev/null
 // RUN: FileCheck %s --input-file=%t.out --check-prefix=KEPT
-// RUN: ptoc %s --split-input-file -o %t.out
+// RUN: ptoc %s --split-input-file --emit=mlir --pass-pipeline= -o %t.out
 // RUN: FileCheck %s --input-file=%t.out
 // KEPT: keep me
 

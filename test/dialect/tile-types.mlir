@@ -1,6 +1,6 @@
 // Every element type and tile-type parameter survives parse → import → export → print.
-// RUN: ptoc %s | FileCheck %s
-// RUN: ptoc %s | ptoc | FileCheck %s
+// RUN: ptoc %s --emit=mlir --pass-pipeline= | FileCheck %s
+// RUN: ptoc %s --emit=mlir --pass-pipeline= | ptoc --emit=mlir --pass-pipeline= | FileCheck %s
 
 // CHECK-LABEL: func.func @types
 // CHECK-SAME: !pto.tile<8x16xf64>, %arg1: !pto.tile<8x16xf32, valid=5x12>
