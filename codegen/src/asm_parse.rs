@@ -86,11 +86,10 @@ fn lex_line(line: &str) -> Result<Vec<Tok>, (u32, String)> {
             c if c.is_whitespace() => i += 1,
             '/' if next == Some('/') => break,
             ';' => {
-                let rest: String = chars[i + 1..].iter().collect();
-                let rest = rest.trim_start();
-                let word: String = rest
-                    .chars()
-                    .take_while(|&c| is_word_char(c, None))
+                let word: String = chars[i + 1..]
+                    .iter()
+                    .skip_while(|c| c.is_whitespace())
+                    .take_while(|&&c| is_word_char(c, None))
                     .collect();
                 if toks.is_empty() || !starts_statement(&word) {
                     break;

@@ -207,6 +207,21 @@ mod tests {
     }
 
     #[test]
+    fn words_listing_has_one_word_per_line() {
+        let kernel = Kernel {
+            name: "two words".into(),
+            bundles: crate::group_bundles(&[0x0C91_9181, 0x0000_0001, 0x0000_0000]),
+            meta: crate::KernelMeta::default(),
+        };
+        assert_eq!(
+            print_words(&[kernel]),
+            "; kernel \"two words\"\n0x0C919181  BSTART.SFU TROWEXPANDMAX, FP32\n\
+             0x00000001  BSTOP\n0x00000000  .word 0x00000000  ; word 0x00000000 is a 16-bit \
+             instruction form; ptoc accepts only 32-bit words\n"
+        );
+    }
+
+    #[test]
     fn unusual_words_print_in_long_forms() {
         // B.DIM with a0 as base register.
         assert_eq!(format_word(0x0101_0043), "B.DIM a0, 16, ->LB0");
