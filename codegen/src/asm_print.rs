@@ -136,11 +136,16 @@ fn print_header(out: &mut String, k: &Kernel) {
 fn print_bundle(out: &mut String, b: &Bundle) {
     out.push('\n');
     if let Some(o) = &b.origin {
-        let _ = write!(out, "; %{} = {}", o.value, o.op);
+        let mut comment = format!("; %{} = {}", o.value, o.op);
         if o.loc.is_known() {
-            let _ = write!(out, "  ({})", o.loc);
+            let _ = write!(comment, "  ({})", o.loc);
         }
-        out.push('\n');
+        // A control character (a newline in a file name) must not end the comment early.
+        let comment: String = comment
+            .chars()
+            .map(|c| if c.is_control() { '?' } else { c })
+            .collect();
+        let _ = writeln!(out, "{comment}");
     }
     for &w in &b.words {
         let _ = writeln!(out, "{}", format_word(w));
@@ -218,6 +223,27 @@ mod tests {
             "; kernel \"two words\"\n0x0C919181  BSTART.SFU TROWEXPANDMAX, FP32\n\
              0x00000001  BSTOP\n0x00000000  .word 0x00000000  ; word 0x00000000 is a 16-bit \
              instruction form; ptoc accepts only 32-bit words\n"
+        );
+    }
+
+    #[test]
+    fn origin_comments_stay_on_one_line() {
+        let kernel = Kernel {
+            name: "k".into(),
+            bundles: vec![Bundle {
+                origin: Some(crate::Origin {
+                    value: "v\nBSTOP".into(),
+                    op: "pto.texp".into(),
+                    loc: ptoc_ir::Location::new("a\rb.mlir", 2, 3),
+                }),
+                words: vec![1],
+            }],
+            meta: crate::KernelMeta::default(),
+        };
+        let text = print_asm(&[kernel]);
+        assert!(
+            text.ends_with("\n; %v?BSTOP = pto.texp  (a?b.mlir:2:3)\nBSTOP\n"),
+            "{text}"
         );
     }
 

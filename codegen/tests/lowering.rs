@@ -242,16 +242,21 @@ fn every_catalogue_op_lowers_to_one_well_formed_bundle() {
         assert_eq!(n, op.sources.len(), "{}", op.mnemonic);
         assert!(iots[0].last && iots[0].dst.is_some());
         // LB0 = 6 valid columns, LB1 = valid rows unless 1, LB2 = 8 physical columns.
-        let dims: Vec<(u8, u32)> = insts
-            .iter()
-            .filter_map(|i| match i {
-                Instruction::BDim(d) => Some((d.lb, d.imm)),
-                _ => None,
-            })
-            .collect();
+        let dims = dims_of(&insts);
         assert_eq!(dims[0], (0, 6), "{}", op.mnemonic);
         assert_eq!(dims.last(), Some(&(2, 8)), "{}", op.mnemonic);
     }
+}
+
+/// The (LBn, value) pairs of a bundle's B.DIMs.
+fn dims_of(insts: &[Instruction]) -> Vec<(u8, u32)> {
+    insts
+        .iter()
+        .filter_map(|i| match i {
+            Instruction::BDim(d) => Some((d.lb, d.imm)),
+            _ => None,
+        })
+        .collect()
 }
 
 fn first_error(f: &ptoc_ir::Function) -> (String, u32) {
@@ -367,5 +372,107 @@ fn contract_violations_are_diagnosed_at_the_op() {
         let (got, got_line) = first_error(&f);
         assert!(got.contains(message), "{what}: {got}");
         assert_eq!(got_line, line, "{what}");
+    }
+}
+
+mod random_ops {
+    use super::common::{tile, Builder};
+    use proptest::prelude::*;
+    use ptoc_codegen::{assemble, lower_function, print_asm};
+    use ptoc_isa::dtype::EXPDIF_PAIRS;
+    use ptoc_isa::ops::CATALOGUE;
+    use ptoc_isa::{Axis, DataType, Instruction, OpKind, PadValue, ResultKind};
+
+    /// One op of the catalogue on random shapes, types and pads, as an allocated function.
+    fn case() -> impl Strategy<Value = ptoc_ir::Function> {
+        (
+            0..CATALOGUE.len(),
+            any::<prop::sample::Index>(),
+            any::<prop::sample::Index>(),
+            0u32..7,
+            any::<(u8, u8)>(),
+            0u32..4,
+        )
+            .prop_map(|(i, t, d, log_cols, (vr, vc), pad)| {
+                let op = &CATALOGUE[i];
+                let src = *t.get(op.legal_types);
+                let cols = 1 << log_cols;
+                let (vr, vc) = (1 + vr as u32 % 8, 1 + vc as u32 % cols);
+                let full = |dtype| tile(vr, cols, dtype).with_valid(vr, vc);
+                let vector = |axis| match axis {
+                    Axis::Row => tile(vr, 1, src),
+                    Axis::Col => tile(1, cols, src).with_valid(1, vc),
+                };
+                let pad = PadValue::from_code(pad);
+                let mut b = Builder::new("k");
+                let (operands, mut result) = match op.kind {
+                    OpKind::Expand(axis, None) => (vec![b.arg("v", vector(axis))], full(src)),
+                    OpKind::Expand(axis, Some(_)) => {
+                        let x = b.arg("x", full(src));
+                        let dst = match op.result {
+                            ResultKind::ExpDif => {
+                                let pairs: Vec<_> =
+                                    EXPDIF_PAIRS.iter().filter(|p| p.0 == src).collect();
+                                d.get(&pairs).1
+                            }
+                            _ => src,
+                        };
+                        (vec![x, b.arg("v", vector(axis))], full(dst))
+                    }
+                    OpKind::Reduce(axis, _) => {
+                        let mut r = vector(axis);
+                        if op.result == ResultKind::Index {
+                            r.dtype = DataType::U32;
+                        }
+                        (vec![b.arg("x", full(src))], r)
+                    }
+                    OpKind::Binary(_) => {
+                        let x = b.arg("x", full(src));
+                        (vec![x, b.arg("y", full(src))], full(src))
+                    }
+                    OpKind::Exp => (vec![b.arg("x", full(src))], full(src)),
+                };
+                result.pad = pad;
+                let r = b.op(op.mnemonic, &operands, result, 2);
+                b.ret(&[r])
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+
+        #[test]
+        fn lowered_bundles_follow_the_template_and_reassemble(f in case()) {
+            let k = lower_function(&f).map_err(|d| TestCaseError::fail(format!("{d:?}")))?;
+            let op = f.ops[0].info;
+            let src = f.ty(f.ops[0].operands[0]);
+            let dst = f.ty(f.ops[0].result);
+            let full = if op.result == ResultKind::Broadcast { dst } else { src };
+            let (_, cols, vr, vc) = full.dims().unwrap();
+            let insts: Vec<Instruction> =
+                k.words().iter().map(|&w| Instruction::decode(w).unwrap()).collect();
+            let mut expect = vec![(0, vc)];
+            if vr != 1 {
+                expect.push((1, vr));
+            }
+            if cols != vc {
+                expect.push((2, cols));
+            }
+            prop_assert_eq!(super::dims_of(&insts), expect);
+            let datr = insts.iter().find_map(|i| match i {
+                Instruction::BDatr(d) => Some(*d),
+                _ => None,
+            });
+            let expdif_widens = op.result == ResultKind::ExpDif && dst.dtype != src.dtype;
+            prop_assert_eq!(datr.is_some(), dst.pad != PadValue::Null || expdif_widens);
+            if let Some(d) = datr {
+                prop_assert_eq!(d.pad, dst.pad);
+            }
+            let Instruction::BStart(start) = insts[0] else { panic!("{insts:?}") };
+            prop_assert_eq!(start.dtype, src.dtype);
+            let back = assemble(&print_asm(std::slice::from_ref(&k)), "k.s").unwrap();
+            prop_assert_eq!(back[0].words(), k.words());
+            prop_assert_eq!(&back[0].meta, &k.meta);
+        }
     }
 }
