@@ -1,0 +1,76 @@
+// pto-allocate: a kernel with more tiles than the core has registers (nothing is ever freed).
+// RUN: ptoc %s --pass-pipeline=pto-allocate --verify-diagnostics
+
+func.func @seventy_tiles(%x: !pto.tile<1x32xf32>) -> !pto.tile<1x32xf32> {
+  %t0 = "pto.texp"(%x) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t1 = "pto.texp"(%t0) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t2 = "pto.texp"(%t1) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t3 = "pto.texp"(%t2) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t4 = "pto.texp"(%t3) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t5 = "pto.texp"(%t4) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t6 = "pto.texp"(%t5) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t7 = "pto.texp"(%t6) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t8 = "pto.texp"(%t7) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t9 = "pto.texp"(%t8) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t10 = "pto.texp"(%t9) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t11 = "pto.texp"(%t10) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t12 = "pto.texp"(%t11) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t13 = "pto.texp"(%t12) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t14 = "pto.texp"(%t13) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t15 = "pto.texp"(%t14) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t16 = "pto.texp"(%t15) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t17 = "pto.texp"(%t16) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t18 = "pto.texp"(%t17) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t19 = "pto.texp"(%t18) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t20 = "pto.texp"(%t19) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t21 = "pto.texp"(%t20) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t22 = "pto.texp"(%t21) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t23 = "pto.texp"(%t22) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t24 = "pto.texp"(%t23) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t25 = "pto.texp"(%t24) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t26 = "pto.texp"(%t25) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t27 = "pto.texp"(%t26) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t28 = "pto.texp"(%t27) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t29 = "pto.texp"(%t28) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t30 = "pto.texp"(%t29) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t31 = "pto.texp"(%t30) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t32 = "pto.texp"(%t31) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t33 = "pto.texp"(%t32) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t34 = "pto.texp"(%t33) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t35 = "pto.texp"(%t34) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t36 = "pto.texp"(%t35) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t37 = "pto.texp"(%t36) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t38 = "pto.texp"(%t37) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t39 = "pto.texp"(%t38) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t40 = "pto.texp"(%t39) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t41 = "pto.texp"(%t40) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t42 = "pto.texp"(%t41) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t43 = "pto.texp"(%t42) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t44 = "pto.texp"(%t43) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t45 = "pto.texp"(%t44) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t46 = "pto.texp"(%t45) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t47 = "pto.texp"(%t46) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t48 = "pto.texp"(%t47) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t49 = "pto.texp"(%t48) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t50 = "pto.texp"(%t49) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t51 = "pto.texp"(%t50) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t52 = "pto.texp"(%t51) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t53 = "pto.texp"(%t52) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t54 = "pto.texp"(%t53) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t55 = "pto.texp"(%t54) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t56 = "pto.texp"(%t55) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t57 = "pto.texp"(%t56) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t58 = "pto.texp"(%t57) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t59 = "pto.texp"(%t58) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t60 = "pto.texp"(%t59) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t61 = "pto.texp"(%t60) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t62 = "pto.texp"(%t61) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  // expected-error@+1 {{kernel @seventy_tiles needs 70 tile registers; the core has 64 (4 hands of 16) and no register is ever freed; %t63 is the first tile without a register; split the kernel [register-count, Fault_TileAllocation]}}
+  %t63 = "pto.texp"(%t62) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t64 = "pto.texp"(%t63) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t65 = "pto.texp"(%t64) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t66 = "pto.texp"(%t65) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t67 = "pto.texp"(%t66) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  %t68 = "pto.texp"(%t67) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>
+  return %t68 : !pto.tile<1x32xf32>
+}
