@@ -24,7 +24,7 @@ use egg::{Id, Runner, SimpleScheduler, StopReason};
 use extract::{Extraction, Origin};
 use lang::{leaf_type, OpCode, TileAnalysis, TileGraph, TileNode};
 use ptoc_ir::{Diagnostic, Function, Location, ValueId};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// The pass.
@@ -117,6 +117,8 @@ fn build(func: &Function) -> Option<Built> {
     let mut egraph = TileGraph::new(analysis);
     let mut class_of: Vec<Option<Id>> = vec![None; func.values.len()];
     let mut origins = Vec::with_capacity(func.args.len() + func.ops.len());
+    // The type-leaf class of each interned type.
+    let mut leaves: Vec<Option<Id>> = Vec::new();
     for (i, &a) in func.args.iter().enumerate() {
         let node = TileNode::Arg(i as u32);
         let id = egraph.add(node.clone());
@@ -134,8 +136,11 @@ fn build(func: &Function) -> Option<Built> {
             .iter()
             .map(|v| class_of.get(v.0 as usize).copied().flatten())
             .collect::<Option<Vec<Id>>>()?;
-        let ty = egraph.analysis.intern(*func.ty(op.result));
-        let leaf = egraph.add(TileNode::Type(ty));
+        let ty = egraph.analysis.intern(*func.ty(op.result)) as usize;
+        if leaves.len() <= ty {
+            leaves.resize(ty + 1, None);
+        }
+        let leaf = *leaves[ty].get_or_insert_with(|| egraph.add(TileNode::Type(ty as u32)));
         let node = TileNode::op(code, &sources, leaf)?;
         let id = egraph.add(node.clone());
         *class_of.get_mut(op.result.0 as usize)? = Some(id);
@@ -213,13 +218,15 @@ fn rebuild(
     extraction: &Extraction,
 ) -> Option<Function> {
     // The earliest original op of each class.
-    let mut original: HashMap<Id, usize> = HashMap::new();
+    let mut original: ClassMap<usize> = ClassMap::default();
     for (i, op) in func.ops.iter().enumerate() {
         let class = egraph.find(class_of.get(op.result.0 as usize).copied().flatten()?);
-        original.entry(class).or_insert(i);
+        if !original.contains_key(&class) {
+            original.insert(class, i);
+        }
     }
     // A class the rules created takes the location of its earliest user.
-    let mut inherited: HashMap<Id, Location> = HashMap::new();
+    let mut inherited: ClassMap<Location> = ClassMap::default();
     for (class, node) in extraction.order.iter().rev() {
         let loc = match original.get(class) {
             Some(&i) => func.ops[i].loc.clone(),
@@ -242,7 +249,7 @@ fn rebuild(
         out.add_arg(v.name.clone(), v.ty);
     }
     out.arg_attrs = func.arg_attrs.clone();
-    let mut value_of: HashMap<Id, ValueId> = HashMap::new();
+    let mut value_of: ClassMap<ValueId> = ClassMap::default();
     for (class, node) in &extraction.order {
         match node {
             TileNode::Type(_) => {}
@@ -294,6 +301,35 @@ fn rebuild(
         out.results.push(*value_of.get(&class)?);
     }
     Some(out)
+}
+
+/// A map from e-class ids (small dense integers) to values.
+struct ClassMap<T> {
+    slots: Vec<Option<T>>,
+}
+
+impl<T> Default for ClassMap<T> {
+    fn default() -> Self {
+        ClassMap { slots: Vec::new() }
+    }
+}
+
+impl<T> ClassMap<T> {
+    fn get(&self, id: &Id) -> Option<&T> {
+        self.slots.get(usize::from(*id)).and_then(Option::as_ref)
+    }
+
+    fn contains_key(&self, id: &Id) -> bool {
+        self.get(id).is_some()
+    }
+
+    fn insert(&mut self, id: Id, value: T) {
+        let i = usize::from(id);
+        if self.slots.len() <= i {
+            self.slots.resize_with(i + 1, || None);
+        }
+        self.slots[i] = Some(value);
+    }
 }
 
 impl Fuse {
