@@ -15,10 +15,10 @@
 use crate::rules::{bytes, defined_here, op_prefix, shape, value_name, Rule, Violation};
 use crate::verify::{verify_function, Stage};
 use crate::{Pass, PassContext};
-use ptoc_ir::{Attr, Diagnostic, Function, Location, ValueId};
+use ptoc_ir::{Attr, Diagnostic, Function, Location, ValueDef, ValueId};
 use ptoc_isa::geometry::{LOCAL_REGISTERS, REGISTERS_PER_HAND};
 use ptoc_isa::ops::OperandRole;
-use ptoc_isa::profile::PROFILE;
+use ptoc_isa::profile::{NamingModel, PROFILE};
 use ptoc_isa::{Hand, OpKind, PeMask, ResultKind, SizeCode, TileReg};
 
 /// Attribute names of the allocation contract with the code generator.
@@ -105,8 +105,12 @@ pub fn apply(func: &mut Function, alloc: &Allocation) {
 }
 
 /// The hardware's renaming rule (facts §3.4): the lowest-numbered unallocated register of `hand`,
-/// which is then allocated; `None` when the hand is full.
+/// which is then allocated; `None` when the hand is full. The naming model is the profile's
+/// decision (facts §9 decisions 1–2); a second model would be a second arm here.
 fn rename(allocated: &mut [bool; LOCAL_REGISTERS as usize], hand: Hand) -> Option<TileReg> {
+    match PROFILE.naming {
+        NamingModel::AbsoluteNoFree => {}
+    }
     let base = hand.code() as usize * REGISTERS_PER_HAND as usize;
     let k = (0..REGISTERS_PER_HAND as usize).find(|&k| !allocated[base + k])?;
     allocated[base + k] = true;
@@ -130,82 +134,61 @@ pub fn allocate_function(func: &Function, mask: PeMask) -> Result<Allocation, Ve
     if !errors.is_empty() {
         return Err(errors);
     }
-    let mut errors = Vec::new();
-    // Per value: (SizeCode, derived rows).
-    let mut geometry: Vec<Option<(SizeCode, u32)>> = vec![None; func.values.len()];
-    let smallest = |id: ValueId| -> Result<(SizeCode, u32), Violation> {
-        let ty = func.ty(id);
-        let (rows, cols, _, _) = ty.dims().unwrap_or((0, 0, 0, 0));
-        SizeCode::smallest_for(rows, cols, ty.dtype.bits())
-            .and_then(|s| Some((s, s.derived_rows(cols, ty.dtype.bits())?)))
-            .ok_or_else(|| {
-                Violation::new(
-                    Rule::SizeCode,
-                    format!("has physical shape {}, which no SizeCode holds", shape(ty)),
-                )
-            })
-    };
-    for (i, &arg) in func.args.iter().enumerate() {
-        match smallest(arg) {
-            Ok(g) => geometry[arg.0 as usize] = Some(g),
-            Err(v) => errors.push(v.at(
-                func.loc.clone(),
-                &format!("argument #{i} {}", value_name(func, arg)),
-            )),
-        }
-    }
-    for op in &func.ops {
-        let subject = format!("{} result", op_prefix(op));
-        let full_source = op
-            .info
-            .sources
+    // Fresh tiles (arguments, reductions, copies) may get more rows than written so that the two
+    // sources of an elementwise op derive the same rows (`TileShapeAndTypeMatch` compares derived
+    // rows): raise the fresh tile the smaller side's rows come from and recompute until nothing
+    // changes. Rows only grow and are bounded, so this ends.
+    let mut min_rows = vec![0u32; func.values.len()];
+    let geometry = loop {
+        let (geometry, mut errors) = sizes(func, &min_rows);
+        let mut raised = false;
+        for op in func
+            .ops
             .iter()
-            .zip(&op.operands)
-            .find(|(r, _)| **r != OperandRole::Bcast)
-            .map(|(_, &v)| v);
-        let result = match (op.info.result, full_source) {
-            (ResultKind::SameAsSource | ResultKind::ExpDif, Some(src)) => {
-                let Some((src_size, src_rows)) = geometry[src.0 as usize] else {
-                    continue; // its own error is already reported
-                };
-                forced(func, op.result, src, src_size, src_rows)
-            }
-            _ => smallest(op.result),
-        };
-        match result {
-            Ok(g) => geometry[op.result.0 as usize] = Some(g),
-            Err(v) => errors.push(v.at(op.loc.clone(), &subject)),
-        }
-        if let OpKind::Binary(_) = op.info.kind {
-            // TileShapeAndTypeMatch compares the derived physical rows of all three tiles.
+            .filter(|op| matches!(op.info.kind, OpKind::Binary(_)))
+        {
             let rows_of = |v: ValueId| geometry[v.0 as usize].map(|g| g.1);
-            if let [left, right] = op.operands[..] {
-                if let (Some(l), Some(r)) = (rows_of(left), rows_of(right)) {
-                    if l != r {
-                        let v = Violation::new(
-                            Rule::FullShape,
-                            format!(
-                                "has {r} physical rows after allocation, but the {} {} has {l}",
-                                op.info.sources[0].name(),
-                                value_name(func, left)
-                            ),
-                        )
-                        .hint("give both sources the same SizeCode, e.g. by writing the larger row count on both");
-                        let subject = format!(
-                            "{} {} operand #1 {}",
-                            op_prefix(op),
-                            op.info.sources[1].name(),
-                            value_name(func, right)
-                        );
-                        errors.push(defined_here(func, right, v.at(op.loc.clone(), &subject)));
-                    }
-                }
+            let [left, right] = op.operands[..] else {
+                continue;
+            };
+            let (Some(l), Some(r)) = (rows_of(left), rows_of(right)) else {
+                continue;
+            };
+            let (small, big) = if l < r { (left, r) } else { (right, l) };
+            if l == r {
+                continue;
+            } else if let Some(root) =
+                fresh_root(func, small).filter(|r| min_rows[r.0 as usize] < big)
+            {
+                min_rows[root.0 as usize] = big;
+                raised = true;
+            } else {
+                let v = Violation::new(
+                    Rule::FullShape,
+                    format!(
+                        "has {r} physical rows after allocation, but the {} {} has {l}",
+                        op.info.sources[0].name(),
+                        value_name(func, left)
+                    ),
+                )
+                .hint("give both sources the same SizeCode, e.g. by writing the larger row count on both");
+                let subject = format!(
+                    "{} {} operand #1 {}",
+                    op_prefix(op),
+                    op.info.sources[1].name(),
+                    value_name(func, right)
+                );
+                errors.push(defined_here(func, right, v.at(op.loc.clone(), &subject)));
             }
         }
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        if !raised {
+            break geometry;
+        }
+    };
+    let mut errors = Vec::new();
 
     // Registers, by the renaming rule, and core capacity (facts §3.4, §9 decisions 1–2, 12).
     let order: Vec<ValueId> = func
@@ -248,6 +231,92 @@ pub fn allocate_function(func: &Function, mask: PeMask) -> Result<Allocation, Ve
         mask,
         capacity_bytes,
     })
+}
+
+/// Whether a tile's SizeCode is the allocator's to choose (arguments, reduction results and
+/// expand copies), rather than forced by a full-shape source.
+fn is_fresh(func: &Function, v: ValueId) -> bool {
+    match func.value(v).def {
+        ValueDef::Arg(_) => true,
+        ValueDef::Op(id) => matches!(
+            func.ops[id.0 as usize].info.result,
+            ResultKind::Reduced | ResultKind::Index | ResultKind::Broadcast
+        ),
+    }
+}
+
+/// The fresh tile whose rows `v`'s rows are forced from (following full-shape sources back),
+/// which is `v` itself when it is fresh.
+fn fresh_root(func: &Function, mut v: ValueId) -> Option<ValueId> {
+    for _ in 0..=func.ops.len() {
+        if is_fresh(func, v) {
+            return Some(v);
+        }
+        let op = func.def_op(v)?;
+        v = op
+            .info
+            .sources
+            .iter()
+            .zip(&op.operands)
+            .find(|(r, _)| **r != OperandRole::Bcast)
+            .map(|(_, &s)| s)?;
+    }
+    None
+}
+
+/// Per value, its SizeCode and derived rows: fresh tiles the smallest holding
+/// `max(written rows, min_rows)`, full-shape results their source's rows (facts §1.3, §3.3).
+fn sizes(func: &Function, min_rows: &[u32]) -> (Vec<Option<(SizeCode, u32)>>, Vec<Diagnostic>) {
+    let mut errors = Vec::new();
+    let mut geometry: Vec<Option<(SizeCode, u32)>> = vec![None; func.values.len()];
+    let smallest = |id: ValueId| -> Result<(SizeCode, u32), Violation> {
+        let ty = func.ty(id);
+        let (rows, cols, _, _) = ty.dims().unwrap_or((0, 0, 0, 0));
+        let rows = rows.max(min_rows[id.0 as usize]);
+        SizeCode::smallest_for(rows, cols, ty.dtype.bits())
+            .and_then(|s| Some((s, s.derived_rows(cols, ty.dtype.bits())?)))
+            .ok_or_else(|| {
+                Violation::new(
+                    Rule::SizeCode,
+                    format!(
+                        "has physical shape {} and needs {rows} rows, which no SizeCode holds",
+                        shape(ty)
+                    ),
+                )
+            })
+    };
+    for (i, &arg) in func.args.iter().enumerate() {
+        match smallest(arg) {
+            Ok(g) => geometry[arg.0 as usize] = Some(g),
+            Err(v) => errors.push(v.at(
+                func.loc.clone(),
+                &format!("argument #{i} {}", value_name(func, arg)),
+            )),
+        }
+    }
+    for op in &func.ops {
+        let full_source = op
+            .info
+            .sources
+            .iter()
+            .zip(&op.operands)
+            .find(|(r, _)| **r != OperandRole::Bcast)
+            .map(|(_, &v)| v);
+        let result = match (op.info.result, full_source) {
+            (ResultKind::SameAsSource | ResultKind::ExpDif, Some(src)) => {
+                let Some((src_size, src_rows)) = geometry[src.0 as usize] else {
+                    continue; // its own error is already reported
+                };
+                forced(func, op.result, src, src_size, src_rows)
+            }
+            _ => smallest(op.result),
+        };
+        match result {
+            Ok(g) => geometry[op.result.0 as usize] = Some(g),
+            Err(v) => errors.push(v.at(op.loc.clone(), &format!("{} result", op_prefix(op)))),
+        }
+    }
+    (geometry, errors)
 }
 
 /// The SizeCode a full-shape destination must take: the one deriving exactly its source's
@@ -437,16 +506,34 @@ mod tests {
     }
 
     #[test]
-    fn binary_sources_must_derive_the_same_rows() {
+    fn fresh_sources_grow_to_match_an_elementwise_partner() {
         let mut b = Builder::new();
-        let x = b.arg("x", "5x4xf16"); // 16 rows at 128 B
+        let x = b.arg("x", "5x4xf16"); // 128 B holds 16 rows
         let v = b.arg("v", "5x1xf16");
-        let y = b.arg("y", "5x4xf32"); // 8 rows at 128 B
-        let e = b.op("e", "TROWEXPANDEXPDIF", &[x, v], "5x4xf32"); // forced: 16 rows
+        let y = b.arg("y", "5x4xf32"); // 128 B would hold 8 rows
+        let e = b.op("e", "TROWEXPANDEXPDIF", &[x, v], "5x4xf32"); // forced: 16 rows, 256 B
         b.op("r", "TADD", &[e, y], "5x4xf32");
-        let errs = allocate(&b.ret(&[])).unwrap_err();
-        assert_eq!(errs.len(), 1, "{errs:?}");
-        assert!(errs[0].contains("right source operand #1 %y has 8 physical rows after allocation, but the left source %e has 16"), "{errs:?}");
+        let a = allocate(&b.ret(&[])).unwrap();
+        assert_eq!(
+            size_rows(&a.args[2]),
+            (2, 16),
+            "y takes 256 B to derive 16 rows"
+        );
+        assert_eq!(size_rows(&a.ops[1]), (2, 16));
+    }
+
+    #[test]
+    fn forced_chains_grow_from_their_fresh_root() {
+        let mut b = Builder::new();
+        let x = b.arg("x", "5x4xf16");
+        let v = b.arg("v", "5x1xf16");
+        let y = b.arg("y", "5x4xf32");
+        let e = b.op("e", "TROWEXPANDEXPDIF", &[x, v], "5x4xf32"); // 16 rows
+        let z = b.op("z", "TEXP", &[y], "5x4xf32"); // forced by %y: 8 rows unless %y grows
+        b.op("r", "TADD", &[e, z], "5x4xf32");
+        let a = allocate(&b.ret(&[])).unwrap();
+        let rows: Vec<u32> = a.args.iter().chain(&a.ops).map(|p| p.rows).collect();
+        assert_eq!(rows, [16, 64, 16, 16, 16, 16]);
     }
 
     #[test]
