@@ -12,12 +12,13 @@
 //! op, `pto.pe_mask` on the function. Everything is re-verified strictly first, so nothing
 //! illegal reaches code generation even when earlier passes were skipped.
 
-use crate::rules::{bytes, defined_here, op_prefix, shape, value_name, Rule, Violation};
+use crate::rules::{
+    bytes, defined_here, full_source, op_prefix, shape, value_name, Rule, Violation,
+};
 use crate::verify::{verify_function, Stage};
 use crate::{Pass, PassContext};
 use ptoc_ir::{Attr, Diagnostic, Function, Location, ValueDef, ValueId};
 use ptoc_isa::geometry::{LOCAL_REGISTERS, REGISTERS_PER_HAND};
-use ptoc_isa::ops::OperandRole;
 use ptoc_isa::profile::{NamingModel, PROFILE};
 use ptoc_isa::{Hand, OpKind, PeMask, ResultKind, SizeCode, TileReg};
 
@@ -253,13 +254,7 @@ fn fresh_root(func: &Function, mut v: ValueId) -> Option<ValueId> {
             return Some(v);
         }
         let op = func.def_op(v)?;
-        v = op
-            .info
-            .sources
-            .iter()
-            .zip(&op.operands)
-            .find(|(r, _)| **r != OperandRole::Bcast)
-            .map(|(_, &s)| s)?;
+        v = full_source(op)?;
     }
     None
 }
@@ -295,14 +290,7 @@ fn sizes(func: &Function, min_rows: &[u32]) -> (Vec<Option<(SizeCode, u32)>>, Ve
         }
     }
     for op in &func.ops {
-        let full_source = op
-            .info
-            .sources
-            .iter()
-            .zip(&op.operands)
-            .find(|(r, _)| **r != OperandRole::Bcast)
-            .map(|(_, &v)| v);
-        let result = match (op.info.result, full_source) {
+        let result = match (op.info.result, full_source(op)) {
             (ResultKind::SameAsSource | ResultKind::ExpDif, Some(src)) => {
                 let Some((src_size, src_rows)) = geometry[src.0 as usize] else {
                     continue; // its own error is already reported

@@ -8,11 +8,10 @@
 //! explicit `pto.trowexpand`/`pto.tcolexpand` of the vector, placed directly before it; fusion
 //! later folds the pair into the expand-op form. Shapes no axis explains are errors at the op.
 
-use crate::rules::{op_prefix, shape, value_name, Rule, Violation};
+use crate::rules::{full_source, op_prefix, shape, value_name, Rule, Violation};
 use crate::{Pass, PassContext};
 use ptoc_ir::{Diagnostic, Dim, Function, TileType};
 use ptoc_isa::ops::by_kind;
-use ptoc_isa::ops::OperandRole;
 use ptoc_isa::{Axis, OpKind, PadValue};
 
 /// The `pto-infer-shapes` pass.
@@ -159,13 +158,8 @@ enum Rule4 {
 /// Fill the `?` dims of the result of the op at `at`; the number filled.
 fn infer_result(func: &mut Function, at: usize) -> Result<u64, Vec<Diagnostic>> {
     let op = &func.ops[at];
-    let src_pos = op
-        .info
-        .sources
-        .iter()
-        .position(|r| *r != OperandRole::Bcast)
-        .unwrap_or(0);
-    let Some(&src) = op.operands.get(src_pos) else {
+    // The copy expands follow their only source, the broadcast vector.
+    let Some(src) = full_source(op).or(op.operands.first().copied()) else {
         return Ok(0); // operand count is verify's to report
     };
     let s = *func.ty(src);

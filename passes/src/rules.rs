@@ -6,6 +6,7 @@
 //! re-checks everything before it assigns registers) word their errors identically.
 
 use ptoc_ir::{Diagnostic, Dim, Function, Location, Op, TileType, ValueId};
+use ptoc_isa::ops::OperandRole;
 use ptoc_isa::FaultClass;
 
 /// One checkable rule of the spec (facts §1.2–1.6, §3).
@@ -127,6 +128,17 @@ impl Violation {
     pub fn at(&self, loc: Location, subject: &str) -> Diagnostic {
         Diagnostic::error(loc, self.message(subject))
     }
+}
+
+/// The operand whose geometry an op's result follows: the first that is not the broadcast
+/// vector (the copy expands, whose only source is the vector, have none).
+pub fn full_source(op: &Op) -> Option<ValueId> {
+    op.info
+        .sources
+        .iter()
+        .zip(&op.operands)
+        .find(|(r, _)| **r != OperandRole::Bcast)
+        .map(|(_, &v)| v)
 }
 
 /// `'pto.tadd' op`: the MLIR prefix of a diagnostic about an op.
