@@ -10,6 +10,10 @@
 //! pipeline) a `?` dimension is skipped and an elementwise op written with a numpy-style broadcast
 //! is accepted, because `pto-infer-shapes` fills and rewrites them. At [`Stage::Final`] (run by
 //! `pto-allocate` before it assigns registers) neither is allowed any more.
+//!
+//! A type's written rows are a lower bound on its physical rows: the allocator derives the real
+//! rows from the SizeCode (5x64xf32 becomes 8 rows at 2 KiB), so the identity rules here compare
+//! shapes as written, and `pto-allocate` makes the derived rows of related tiles agree.
 
 use crate::infer_shapes::broadcast_axis;
 use crate::rules::{defined_here, op_prefix, shape, shape_of, value_name, Rule, Violation};
