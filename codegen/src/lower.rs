@@ -64,13 +64,15 @@ pub fn lower_function(func: &Function) -> Result<Kernel, Vec<Diagnostic>> {
 
     let mut bundles = Vec::new();
     for (index, op) in func.ops.iter().enumerate() {
-        let name = func.value(op.result).name.clone();
-        let result = tile_meta(
-            name.clone().unwrap_or_default(),
-            func.ty(op.result),
-            &op.attrs,
-        )
-        .and_then(|t| taken.rename(&t).map(|()| t));
+        // Unnamed results are known by their op's position (`%3`).
+        let name = func
+            .value(op.result)
+            .name
+            .clone()
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| index.to_string());
+        let result = tile_meta(name.clone(), func.ty(op.result), &op.attrs)
+            .and_then(|t| taken.rename(&t).map(|()| t));
         match result {
             Ok(t) => {
                 tiles.insert(op.result, t);
@@ -83,7 +85,7 @@ pub fn lower_function(func: &Function) -> Result<Kernel, Vec<Diagnostic>> {
         match lower_op(func, op, &tiles, pe_mask) {
             Ok(insts) => bundles.push(Bundle {
                 origin: Some(Origin {
-                    value: name.unwrap_or_else(|| index.to_string()),
+                    value: name,
                     op: op.info.mlir_name(),
                     loc: op.loc.clone(),
                 }),

@@ -56,6 +56,20 @@ BSTOP
 }
 
 #[test]
+fn unnamed_values_are_known_by_position() {
+    let mut f = worked_example();
+    let (x, r) = (f.args[0], f.ops[0].result);
+    f.value_mut(x).name = None;
+    f.value_mut(r).name = None;
+    let text = print_asm(&[lower_function(&f).unwrap()]);
+    assert!(text.contains(".arg arg0, T#1, FP32"), "{text}");
+    assert!(
+        text.contains("\n; %0 = pto.trowexpandmax  (kernel.mlir:3:8)\n"),
+        "{text}"
+    );
+}
+
+#[test]
 fn design_note_example_with_min_pad() {
     let mut b = Builder::new("k");
     let x = b.arg("x", tile(8, 16, FP32));
