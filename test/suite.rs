@@ -18,7 +18,10 @@ fn lit_tests() {
     let status = Command::new(LIT)
         .arg("-sv")
         .arg(&root)
-        .arg(format!("--param=ptoc_bin_dir={}", ptoc.parent().unwrap().display()))
+        .arg(format!(
+            "--param=ptoc_bin_dir={}",
+            ptoc.parent().unwrap().display()
+        ))
         .arg(format!("--param=ptoc_out_dir={}", out_dir.display()))
         .status()
         .expect("lit runs");

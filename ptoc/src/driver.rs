@@ -151,6 +151,24 @@ impl Driver {
         result
     }
 
+    /// The unoptimised meaning of a module, for `verify`: checked and with shapes inferred (so
+    /// numpy-style broadcasts are explicit), but not fused or allocated.
+    pub fn reference_module(&self, module: &Module) -> Result<Module, Vec<Diagnostic>> {
+        let mut reference = module.clone();
+        let pm = PassManager::parse("pto-verify,pto-infer-shapes").unwrap_or_default();
+        let mut ctx = PassContext::new(self.options.pass_options.clone());
+        pm.run(&mut reference, &mut ctx, &mut |_, _, _| {})?;
+        Ok(reference)
+    }
+
+    /// Run the pipeline on a copy of `module` and lower it to kernels.
+    pub fn compile_kernels(&self, module: &Module) -> Result<Vec<Kernel>, Vec<Diagnostic>> {
+        let mut compiled = module.clone();
+        let mut side_output = String::new();
+        self.run_pipeline(&mut compiled, &mut side_output)?;
+        self.lower(&compiled)
+    }
+
     /// Lower every function of an allocated module to a kernel.
     pub fn lower(&self, module: &Module) -> Result<Vec<Kernel>, Vec<Diagnostic>> {
         let mut kernels = Vec::new();

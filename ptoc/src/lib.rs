@@ -15,3 +15,5 @@ pub use ptoc_dialect as dialect;
 pub use ptoc_ir as ir;
 pub use ptoc_isa as isa;
 pub use ptoc_passes as passes;
+pub mod exec;
+pub mod npy;

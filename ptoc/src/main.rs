@@ -2,7 +2,8 @@
 //! `disasm` tools.
 
 use clap::{Args, Parser, Subcommand};
-use ptoc::{diagnostics, output, split, Driver, Emit, Options};
+use ptoc::{diagnostics, exec, npy, output, split, Driver, Emit, Options};
+use ptoc_codegen::Kernel;
 use ptoc_codegen::{assemble, disassemble, read_elf, write_elf};
 use ptoc_ir::{Diagnostic, Severity, SourceMap};
 use ptoc_isa::PeMask;
@@ -31,6 +32,43 @@ enum Command {
         #[arg(short = 'o', value_name = "FILE")]
         output: PathBuf,
     },
+    /// Run a kernel (an ELF object from `ptoc -o`, or an `.mlir` file compiled first) on `.npy`
+    /// inputs.
+    Run {
+        /// Kernel: `out.bin` or `kernel.mlir`.
+        kernel: String,
+        /// An argument: NAME (position `0`, `1`, … or source name `x`) = an `.npy` file covering
+        /// its valid region (typed values, or unsigned integers of the element width as raw bits).
+        #[arg(long = "arg", value_name = "NAME=FILE.npy")]
+        args: Vec<String>,
+        /// Which kernel, when the file holds several.
+        #[arg(long, value_name = "NAME")]
+        function: Option<String>,
+        /// Write each result's valid region to DIR/NAME.npy.
+        #[arg(long, value_name = "DIR")]
+        out_dir: Option<PathBuf>,
+        /// How to print the results.
+        #[arg(long, value_enum, default_value = "text")]
+        format: RunFormat,
+        /// Optimisation level used when compiling an `.mlir` kernel.
+        #[arg(short = 'O', value_name = "LEVEL", default_value_t = 2)]
+        opt_level: u8,
+    },
+    /// Compile a kernel and check it bit for bit against the reference evaluator of its
+    /// unoptimised source, on random inputs with edge values.
+    Verify {
+        /// Kernel source (`.mlir`).
+        input: String,
+        /// Random input sets per kernel.
+        #[arg(long, default_value_t = 100)]
+        trials: u32,
+        /// Seed of the input generator.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Optimisation level of the compiled side.
+        #[arg(short = 'O', value_name = "LEVEL", default_value_t = 2)]
+        opt_level: u8,
+    },
     /// Print the canonical assembly of an ELF object written by ptoc.
     Disasm {
         /// Object file.
@@ -39,6 +77,12 @@ enum Command {
         #[arg(short = 'o', value_name = "FILE")]
         output: Option<PathBuf>,
     },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum RunFormat {
+    Text,
+    Json,
 }
 
 #[derive(Args, Debug)]
@@ -105,6 +149,27 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Asm { input, output }) => run_asm(&input, &output),
         Some(Command::Disasm { input, output }) => run_disasm(&input, output.as_deref()),
+        Some(Command::Run {
+            kernel,
+            args,
+            function,
+            out_dir,
+            format,
+            opt_level,
+        }) => run_kernel(
+            &kernel,
+            &args,
+            function.as_deref(),
+            out_dir.as_deref(),
+            format,
+            opt_level,
+        ),
+        Some(Command::Verify {
+            input,
+            trials,
+            seed,
+            opt_level,
+        }) => run_verify(&input, trials, seed, opt_level),
         None => run_compile(cli.compile),
     };
     match result {
@@ -239,4 +304,156 @@ fn run_disasm(input: &str, output: Option<&Path>) -> Result<bool, String> {
     let kernels = read_elf(&bytes).map_err(|e| format!("error: {file}: {e}"))?;
     write_output(output, disassemble(&kernels).as_bytes())?;
     Ok(true)
+}
+
+/// A driver with the default pipeline at `opt_level`.
+fn default_driver(opt_level: u8) -> Result<Driver, String> {
+    Driver::new(Options {
+        pass_options: ptoc_passes::Options {
+            opt_level,
+            ..Default::default()
+        },
+        ..Options::default()
+    })
+}
+
+/// Compile an `.mlir` file; diagnostics are printed and turn into `Ok(None)`.
+fn compile_source(
+    driver: &Driver,
+    input: &str,
+) -> Result<Option<(ptoc_ir::Module, Vec<Kernel>)>, String> {
+    let (file, source) = read_text(input, "an MLIR source file")?;
+    let mut sources = SourceMap::default();
+    sources.add(file.as_str(), source.as_str());
+    let compiled = driver
+        .import(&source, &file)
+        .and_then(|m| driver.compile_kernels(&m).map(|k| (m, k)));
+    match compiled {
+        Ok(pair) => Ok(Some(pair)),
+        Err(diags) => {
+            report(&sources, &diags);
+            Ok(None)
+        }
+    }
+}
+
+fn run_kernel(
+    path: &str,
+    args: &[String],
+    function: Option<&str>,
+    out_dir: Option<&Path>,
+    format: RunFormat,
+    opt_level: u8,
+) -> Result<bool, String> {
+    let (file, bytes) = read_input(path)?;
+    let kernels = if bytes.starts_with(b"\x7fELF") {
+        read_elf(&bytes).map_err(|e| format!("error: {file}: {e}"))?
+    } else {
+        match compile_source(&default_driver(opt_level)?, path)? {
+            Some((_, kernels)) => kernels,
+            None => return Ok(false),
+        }
+    };
+    let names: Vec<&str> = kernels.iter().map(|k| k.name.as_str()).collect();
+    let kernel = match function {
+        Some(name) => kernels.iter().find(|k| k.name == name),
+        None if kernels.len() == 1 => kernels.first(),
+        None => None,
+    }
+    .ok_or_else(|| match function {
+        Some(name) => format!(
+            "error: {file} has no kernel '{name}'; it has: {}",
+            names.join(", ")
+        ),
+        None => format!(
+            "error: {file} holds {} kernels ({}); pick one with --function",
+            names.len(),
+            names.join(", ")
+        ),
+    })?;
+
+    let mut inputs: Vec<Option<Vec<u64>>> = vec![None; kernel.meta.args.len()];
+    for spec in args {
+        let (name, npy_path) = spec
+            .split_once('=')
+            .ok_or_else(|| format!("error: --arg '{spec}' must be NAME=FILE.npy"))?;
+        let index = exec::argument_index(kernel, name).ok_or_else(|| {
+            let known: Vec<String> = kernel.meta.args.iter().map(exec::describe_tile).collect();
+            format!(
+                "error: kernel '{}' has no argument '{name}'; its arguments: {}",
+                kernel.name,
+                known.join(", ")
+            )
+        })?;
+        let meta = &kernel.meta.args[index];
+        let (_, data) = read_input(npy_path)?;
+        let values =
+            npy::read_input(&data, meta.dtype, meta.valid_rows, meta.valid_cols).map_err(|e| {
+                format!(
+                    "error: {npy_path} for argument {}: {e}",
+                    exec::describe_tile(meta)
+                )
+            })?;
+        inputs[index] = Some(values);
+    }
+    let missing: Vec<String> = kernel
+        .meta
+        .args
+        .iter()
+        .zip(&inputs)
+        .filter(|(_, v)| v.is_none())
+        .map(|(a, _)| exec::describe_tile(a))
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!("error: no --arg for {}", missing.join(", ")));
+    }
+    let inputs: Vec<Vec<u64>> = inputs.into_iter().flatten().collect();
+    let run = exec::execute(kernel, &inputs).map_err(|e| format!("error: {e}"))?;
+    if let Some(dir) = out_dir.filter(|_| run.fault.is_none()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("error: cannot create '{}': {e}", dir.display()))?;
+        for (meta, tile) in kernel.meta.results.iter().zip(&run.results) {
+            let valid: Vec<u64> = (0..tile.valid_rows as usize)
+                .flat_map(|r| (0..tile.valid_cols as usize).map(move |c| (r, c)))
+                .map(|(r, c)| tile.elements[tile.index(r, c)])
+                .collect();
+            let bytes = npy::write_output(tile.dtype, tile.valid_rows, tile.valid_cols, &valid)
+                .map_err(|e| format!("error: {e}"))?;
+            write_output(Some(&dir.join(format!("{}.npy", meta.name))), &bytes)?;
+        }
+    }
+    let text = match format {
+        RunFormat::Json => format!("{}\n", exec::run_json(kernel, &run)),
+        RunFormat::Text => exec::run_text(kernel, &run),
+    };
+    write_output(None, text.as_bytes())?;
+    Ok(run.fault.is_none())
+}
+
+fn run_verify(input: &str, trials: u32, seed: u64, opt_level: u8) -> Result<bool, String> {
+    let driver = default_driver(opt_level)?;
+    let Some((module, kernels)) = compile_source(&driver, input)? else {
+        return Ok(false);
+    };
+    let reference = match driver.reference_module(&module) {
+        Ok(r) => r,
+        Err(diags) => return Ok(report(&SourceMap::default(), &diags)),
+    };
+    let mut ok = true;
+    for (kernel, source) in kernels.iter().zip(&reference.functions) {
+        match exec::verify_kernel(kernel, source, trials, seed)? {
+            None => println!(
+                "@{}: {trials} trials (seed {seed}), compiled code matches the source bit for bit",
+                kernel.name
+            ),
+            Some(m) => {
+                ok = false;
+                println!(
+                    "@{}: MISMATCH in trial {} (seed {seed}): {}",
+                    kernel.name, m.trial, m.message
+                );
+            }
+        }
+    }
+    Ok(ok)
 }

@@ -1,5 +1,4 @@
 ; Assembler errors name file:line:col of the offending token, and every bad line is reported.
-; REQUIRES: codegen-cli
 ; RUN: not ptoc asm %s -o %t.bin 2>&1 | FileCheck %s -DFILE=%s
 
 ; CHECK: [[FILE]]:[[@LINE+1]]:12: error: TDIV runs on the SFU engine: write BSTART.SFU TDIV

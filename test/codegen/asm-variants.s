@@ -1,6 +1,5 @@
 ; The assembler accepts the spec's spellings and prints them back canonically; an object survives
 ; disassembly and re-assembly byte for byte.
-; REQUIRES: codegen-cli
 ; RUN: ptoc asm %s -o %t.bin
 ; RUN: ptoc disasm %t.bin | FileCheck %s
 ; RUN: ptoc disasm %t.bin > %t.s

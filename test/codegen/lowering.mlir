@@ -1,6 +1,5 @@
 // Bundle emission without fusion: reductions describe their source, expands their full-shape
 // operands; EXPDIF widening gets B.DATR DataType=FP32; a result pad gets B.DATR PadValue.
-// REQUIRES: codegen-cli
 // RUN: ptoc %s -O0 --emit=asm --split-input-file | FileCheck %s
 
 // CHECK-LABEL: .kernel softmax_rows

@@ -1,0 +1,428 @@
+//! Executing compiled kernels and checking them against their source.
+//!
+//! [`execute`] is the loader + interpreter: argument tiles go into the registers the kernel's
+//! metadata names (the kernel ABI), the words run, results are read from their registers.
+//! [`verify_kernel`] runs a compiled kernel and the reference evaluator (on the unoptimised
+//! source) on the same random inputs, edge values included, and compares every result bit for bit.
+
+use ptoc_codegen::{Kernel, TileMeta};
+use ptoc_ir::{Function, Location};
+use ptoc_isa::{DataType, PadValue, TypeClass};
+use ptoc_runtime::numerics::Flags;
+use ptoc_runtime::{evaluate_with_flags, Fault, Machine, Tile};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde_json::{json, Value};
+
+/// What a run produced: the fault (if any), the sticky flags and each result tile.
+#[derive(Debug)]
+pub struct Run {
+    pub fault: Option<Fault>,
+    pub flags: Flags,
+    pub results: Vec<Tile>,
+}
+
+/// The index of the argument `name` names: its position (`0`) or its source name (`x`).
+pub fn argument_index(kernel: &Kernel, name: &str) -> Option<usize> {
+    let args = &kernel.meta.args;
+    args.iter()
+        .position(|a| a.name == name)
+        .or_else(|| name.parse().ok().filter(|&i: &usize| i < args.len()))
+}
+
+/// Load `inputs` (the valid-region carriers of each argument, in order) and run the kernel.
+pub fn execute(kernel: &Kernel, inputs: &[Vec<u64>]) -> Result<Run, String> {
+    if inputs.len() != kernel.meta.args.len() {
+        return Err(format!(
+            "kernel '{}' takes {} arguments, {} given",
+            kernel.name,
+            kernel.meta.args.len(),
+            inputs.len()
+        ));
+    }
+    let mut machine = Machine::new();
+    for (meta, values) in kernel.meta.args.iter().zip(inputs) {
+        let tile = Tile::allocated(
+            meta.dtype,
+            meta.size_code,
+            meta.cols,
+            meta.valid_rows,
+            meta.valid_cols,
+        )
+        .and_then(|t| t.with_valid_values(values))
+        .map_err(|e| format!("argument '{}': {e}", meta.name))?;
+        machine
+            .load_with_mask(meta.register, tile, kernel.meta.pe_mask)
+            .map_err(|e| format!("argument '{}': {e}", meta.name))?;
+    }
+    let fault = machine.run(&kernel.words()).err();
+    let results = kernel
+        .meta
+        .results
+        .iter()
+        .map(|meta| {
+            machine.tile(meta.register).cloned().ok_or_else(|| {
+                format!(
+                    "result '{}' was never written to {}",
+                    meta.name, meta.register
+                )
+            })
+        })
+        .collect::<Result<Vec<_>, _>>();
+    match (fault, results) {
+        (Some(fault), _) => Ok(Run {
+            fault: Some(fault),
+            flags: machine.flags(),
+            results: Vec::new(),
+        }),
+        (None, results) => Ok(Run {
+            fault: None,
+            flags: machine.flags(),
+            results: results?,
+        }),
+    }
+}
+
+fn hex(dtype: DataType, bits: u64) -> String {
+    format!(
+        "0x{:0width$x}",
+        bits,
+        width = (dtype.bits() as usize).div_ceil(4)
+    )
+}
+
+/// The run as the JSON object of design note §5.
+pub fn run_json(kernel: &Kernel, run: &Run) -> Value {
+    let mut out = json!({
+        "kernel": kernel.name,
+        "status": if run.fault.is_some() { "fault" } else { "ok" },
+        "flags": format!("0x{:02x}", run.flags),
+    });
+    if let Some(fault) = &run.fault {
+        out["fault"] = json!({
+            "class": fault.class.name(),
+            "bundle": fault.bundle,
+            "message": fault.message,
+        });
+    }
+    let results: Vec<Value> = kernel
+        .meta
+        .results
+        .iter()
+        .zip(&run.results)
+        .map(|(meta, tile)| {
+            let elements: Vec<Value> = tile
+                .elements
+                .iter()
+                .zip(&tile.defined)
+                .map(|(&bits, &defined)| {
+                    if defined {
+                        Value::String(hex(tile.dtype, bits))
+                    } else {
+                        Value::Null
+                    }
+                })
+                .collect();
+            json!({
+                "name": meta.name,
+                "register": meta.register.to_string(),
+                "dtype": tile.dtype.name(),
+                "rows": tile.rows,
+                "cols": tile.cols,
+                "valid_rows": tile.valid_rows,
+                "valid_cols": tile.valid_cols,
+                "size_code": meta.size_code.code(),
+                "elements": elements,
+            })
+        })
+        .collect();
+    out["results"] = Value::Array(results);
+    out
+}
+
+/// One element as a person reads it: a number (through the float formats' exact value) and, for
+/// floats, its bit pattern.
+pub fn format_element(dtype: DataType, bits: u64) -> String {
+    match dtype.class() {
+        TypeClass::Signed => {
+            let shift = 64 - dtype.bits();
+            (((bits << shift) as i64) >> shift).to_string()
+        }
+        TypeClass::Unsigned => bits.to_string(),
+        TypeClass::Float => {
+            let value = ptoc_runtime::numerics::format::format_of(dtype)
+                .map(|f| ptoc_runtime::numerics::round::to_f64(f, bits));
+            match (dtype, value) {
+                (DataType::FP64, Some(v)) => v.to_string(),
+                (_, Some(v)) => (v as f32).to_string(),
+                (_, None) => hex(dtype, bits),
+            }
+        }
+        TypeClass::Other => hex(dtype, bits),
+    }
+}
+
+/// The valid region of each result as text, one row per line.
+pub fn run_text(kernel: &Kernel, run: &Run) -> String {
+    let mut out = String::new();
+    if let Some(fault) = &run.fault {
+        out.push_str(&format!("kernel {}: fault: {fault}\n", kernel.name));
+        return out;
+    }
+    out.push_str(&format!(
+        "kernel {}: ok, flags 0x{:02x} ({})\n",
+        kernel.name,
+        run.flags,
+        ptoc_runtime::numerics::flag_names(run.flags)
+    ));
+    for (meta, tile) in kernel.meta.results.iter().zip(&run.results) {
+        out.push_str(&format!(
+            "{} = {} {} {}x{} (valid {}x{})\n",
+            meta.name,
+            meta.register,
+            tile.dtype,
+            tile.rows,
+            tile.cols,
+            tile.valid_rows,
+            tile.valid_cols
+        ));
+        for r in 0..tile.valid_rows as usize {
+            let row: Vec<String> = (0..tile.valid_cols as usize)
+                .map(|c| format_element(tile.dtype, tile.elements[tile.index(r, c)]))
+                .collect();
+            out.push_str(&format!("  [{}]\n", row.join(", ")));
+        }
+    }
+    out
+}
+
+/// Values worth testing for a type: zeros, ones, extremes, infinities, NaNs, subnormals.
+fn edge_values(dtype: DataType) -> Vec<u64> {
+    let bits = dtype.bits();
+    let sign = 1u64 << (bits - 1);
+    let mut v = vec![0, dtype.carrier_mask()];
+    for pad in [PadValue::Max, PadValue::Min] {
+        v.extend(dtype.pad_bits(pad));
+    }
+    match dtype.float_layout() {
+        Some((exp_bits, frac_bits)) => {
+            let shift = dtype.required_zero_low_bits();
+            let unit = 1u64 << shift;
+            let exp_mask = ((1u64 << exp_bits) - 1) << (frac_bits + shift);
+            let max_sub = ((1u64 << frac_bits) - 1) << shift;
+            let min_normal = 1u64 << (frac_bits + shift);
+            for x in [
+                dtype.one(),
+                exp_mask,
+                exp_mask | unit,
+                unit,
+                max_sub,
+                min_normal,
+            ] {
+                v.push(x);
+                v.push(x | sign);
+            }
+            v.extend(dtype.canonical_nan());
+        }
+        None => v.extend([1, sign, sign - 1, 2]),
+    }
+    v
+}
+
+/// A random valid-region carrier of `dtype`: an edge value one time in four, else random bits
+/// (valid TF32/HF32 encodings, so the interesting cases are not all encoding faults).
+fn random_element(rng: &mut StdRng, dtype: DataType, edges: &[u64]) -> u64 {
+    if rng.gen_ratio(1, 4) {
+        edges[rng.gen_range(0..edges.len())]
+    } else {
+        let low = dtype.required_zero_low_bits();
+        (rng.gen::<u64>() & dtype.carrier_mask()) >> low << low
+    }
+}
+
+/// Random inputs for every argument of `kernel`.
+pub fn random_inputs(kernel: &Kernel, rng: &mut StdRng) -> Vec<Vec<u64>> {
+    kernel
+        .meta
+        .args
+        .iter()
+        .map(|a| {
+            let edges = edge_values(a.dtype);
+            (0..a.valid_rows * a.valid_cols)
+                .map(|_| random_element(rng, a.dtype, &edges))
+                .collect()
+        })
+        .collect()
+}
+
+/// The first disagreement between a compiled kernel and its source.
+#[derive(Debug)]
+pub struct Mismatch {
+    pub trial: u32,
+    pub message: String,
+}
+
+/// Run `kernel` and the reference evaluator of `source` (the unoptimised function it was compiled
+/// from) on `trials` random inputs; the first disagreement, if any.
+pub fn verify_kernel(
+    kernel: &Kernel,
+    source: &Function,
+    trials: u32,
+    seed: u64,
+) -> Result<Option<Mismatch>, String> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    for trial in 0..trials {
+        let inputs = random_inputs(kernel, &mut rng);
+        let compiled = execute(kernel, &inputs)?;
+        let args: Vec<Tile> = source
+            .args
+            .iter()
+            .zip(&inputs)
+            .map(|(&id, values)| {
+                let ty = source.ty(id);
+                let (rows, cols, vr, vc) = ty.dims().ok_or("argument with a '?' dimension")?;
+                Tile::new(ty.dtype, rows, cols, vr, vc)
+                    .and_then(|t| t.with_valid_values(values))
+                    .map_err(|e| e.to_string())
+            })
+            .collect::<Result<_, String>>()?;
+        let reference = evaluate_with_flags(source, &args);
+        let describe_inputs = |r: usize, c: usize| -> String {
+            kernel
+                .meta
+                .args
+                .iter()
+                .zip(&inputs)
+                .map(|(a, values)| {
+                    let (rr, cc) = (
+                        r.min(a.valid_rows as usize - 1),
+                        c.min(a.valid_cols as usize - 1),
+                    );
+                    let bits = values[rr * a.valid_cols as usize + cc];
+                    format!(
+                        "%{}[{rr},{cc}] = {} ({})",
+                        a.name,
+                        hex(a.dtype, bits),
+                        format_element(a.dtype, bits)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let message = match (&compiled.fault, reference) {
+            (Some(_), Err(_)) => None,
+            (Some(fault), Ok(_)) => Some(format!(
+                "the compiled kernel faults ({fault}) where the source evaluates; inputs at [0,0]: {}",
+                describe_inputs(0, 0)
+            )),
+            (None, Err(e)) => Some(format!(
+                "the source fails ({e}) where the compiled kernel runs; inputs at [0,0]: {}",
+                describe_inputs(0, 0)
+            )),
+            (None, Ok(eval)) => compare(kernel, source, &compiled, &eval.results, eval.flags)
+                .map(|(msg, r, c)| format!("{msg}; inputs: {}", describe_inputs(r, c))),
+        };
+        if let Some(message) = message {
+            return Ok(Some(Mismatch { trial, message }));
+        }
+    }
+    Ok(None)
+}
+
+/// The first differing element (valid region, then padding the reference defines) or flags.
+fn compare(
+    kernel: &Kernel,
+    source: &Function,
+    compiled: &Run,
+    reference: &[Tile],
+    ref_flags: Flags,
+) -> Option<(String, usize, usize)> {
+    for (i, ((meta, got), want)) in kernel
+        .meta
+        .results
+        .iter()
+        .zip(&compiled.results)
+        .zip(reference)
+        .enumerate()
+    {
+        let origin = source
+            .results
+            .get(i)
+            .map(|&v| describe_value(source, v))
+            .unwrap_or_default();
+        if (got.valid_rows, got.valid_cols) != (want.valid_rows, want.valid_cols) {
+            return Some((
+                format!(
+                    "result #{i} ({}){origin}: valid shape {}x{} compiled, {}x{} in the source",
+                    meta.name, got.valid_rows, got.valid_cols, want.valid_rows, want.valid_cols
+                ),
+                0,
+                0,
+            ));
+        }
+        for r in 0..want.rows.min(got.rows) as usize {
+            for c in 0..want.cols.min(got.cols) as usize {
+                let (g, w) = (got.index(r, c), want.index(r, c));
+                let same = match (got.defined[g], want.defined[w]) {
+                    (true, true) => got.elements[g] == want.elements[w],
+                    (d1, d2) => d1 == d2,
+                };
+                if !same {
+                    let show = |t: &Tile, k: usize| {
+                        if t.defined[k] {
+                            format!(
+                                "{} ({})",
+                                hex(t.dtype, t.elements[k]),
+                                format_element(t.dtype, t.elements[k])
+                            )
+                        } else {
+                            "undefined".to_string()
+                        }
+                    };
+                    return Some((
+                        format!(
+                            "result #{i} ({}){origin}, element [{r},{c}]: compiled {}, reference {}",
+                            meta.name,
+                            show(got, g),
+                            show(want, w)
+                        ),
+                        r,
+                        c,
+                    ));
+                }
+            }
+        }
+    }
+    (compiled.flags != ref_flags).then(|| {
+        (
+            format!(
+                "status flags: compiled 0x{:02x}, reference 0x{:02x}",
+                compiled.flags, ref_flags
+            ),
+            0,
+            0,
+        )
+    })
+}
+
+/// ` = pto.op at file:line:col` for the op that defines `value` in the source.
+fn describe_value(func: &Function, value: ptoc_ir::ValueId) -> String {
+    match func.def_op(value) {
+        Some(op) => format!(" = {} at {}", op.info.mlir_name(), op.loc),
+        None => format!(" = argument at {}", Location::clone(&func.loc)),
+    }
+}
+
+/// The metadata record of an argument or result, for error messages.
+pub fn describe_tile(meta: &TileMeta) -> String {
+    format!(
+        "'{}' ({} {}x{} valid {}x{} in {})",
+        meta.name,
+        meta.dtype,
+        meta.rows,
+        meta.cols,
+        meta.valid_rows,
+        meta.valid_cols,
+        meta.register
+    )
+}
