@@ -10,7 +10,7 @@
 
 use crate::bundle::{Block, GPR_COUNT};
 use crate::kernels::{self, first_zero_divisor, Job, View};
-use crate::numerics::{is_valid_encoding, Flags};
+use crate::numerics::Flags;
 use crate::tile::Tile;
 use ptoc_isa::dtype::EXPDIF_PAIRS;
 use ptoc_isa::encoding::Datr;
@@ -522,12 +522,7 @@ impl Machine {
             }
             let copy = matches!(op.kind, OpKind::Expand(_, None));
             if !copy {
-                let bad = t
-                    .valid_values()
-                    .into_iter()
-                    .flatten()
-                    .find(|&b| !is_valid_encoding(t.dtype, b));
-                if let Some(bits) = bad {
+                if let Some(bits) = t.first_invalid_encoding() {
                     return legality(format!(
                         "{} {reg} holds an invalid {} encoding {bits:#x}",
                         role.name(),
@@ -592,18 +587,15 @@ pub fn publish_padding(tile: &mut Tile, pad: PadValue) {
     let pad_bits = tile.dtype.pad_bits(pad);
     let (vr, vc) = (tile.valid_rows as usize, tile.valid_cols as usize);
     let cols = tile.cols as usize;
-    for (i, (e, d)) in tile
+    let rows = tile
         .elements
-        .iter_mut()
-        .zip(tile.defined.iter_mut())
-        .enumerate()
-    {
-        if i / cols < vr && i % cols < vc {
-            *d = true;
-        } else {
-            *e = pad_bits.unwrap_or(0);
-            *d = pad_bits.is_some();
-        }
+        .chunks_mut(cols)
+        .zip(tile.defined.chunks_mut(cols));
+    for (r, (elements, defined)) in rows.enumerate() {
+        let start = if r < vr { vc } else { 0 };
+        defined[..start].fill(true);
+        elements[start..].fill(pad_bits.unwrap_or(0));
+        defined[start..].fill(pad_bits.is_some());
     }
 }
 

@@ -7,7 +7,7 @@
 
 use crate::kernels::{self, Job, View};
 use crate::machine::publish_padding;
-use crate::numerics::{is_valid_encoding, Flags};
+use crate::numerics::Flags;
 use crate::tile::Tile;
 use ptoc_ir::{Function, Location, Op, TileType};
 use ptoc_isa::dtype::{ARG_RESULTS, EXPDIF_PAIRS};
@@ -185,12 +185,7 @@ fn evaluate_op(op: &Op, operands: &[&Tile], result_ty: &TileType) -> Result<(Til
             ));
         }
         let copy = matches!(info.kind, OpKind::Expand(_, None));
-        if !copy
-            && t.valid_values()
-                .into_iter()
-                .flatten()
-                .any(|b| !is_valid_encoding(t.dtype, b))
-        {
+        if !copy && t.first_invalid_encoding().is_some() {
             return Err(format!("operand {t} holds an invalid {} encoding", t.dtype));
         }
     }

@@ -128,6 +128,20 @@ impl Tile {
         })
     }
 
+    /// The first element of the valid rectangle that is not a valid encoding of the type
+    /// (TF32/HF32 low bits nonzero); no scan at all for types without such bits.
+    pub fn first_invalid_encoding(&self) -> Option<u64> {
+        let low = (1u64 << self.dtype.required_zero_low_bits()) - 1;
+        if low == 0 {
+            return None;
+        }
+        let vc = self.valid_cols as usize;
+        (0..self.valid_rows as usize)
+            .flat_map(|r| &self.elements[self.index(r, 0)..self.index(r, 0) + vc])
+            .copied()
+            .find(|b| b & low != 0)
+    }
+
     /// The valid rectangle's elements, row-major (`None` for undefined ones).
     pub fn valid_values(&self) -> Vec<Option<u64>> {
         let (vr, vc) = (self.valid_rows as usize, self.valid_cols as usize);

@@ -157,6 +157,24 @@ impl Format {
         biased > max_e || (biased == max_e && frac > max_f)
     }
 
+    /// (is NaN, is signalling NaN) from the bits alone, without a full unpack (the MIN/MAX path).
+    #[inline(always)]
+    pub const fn nan_kind(&self, bits: u64) -> (bool, bool) {
+        let magnitude = (bits & (self.sign_bit() - 1)) >> self.low_zero_bits;
+        let inf = self.exp_field_max() << self.frac_bits;
+        if !self.has_inf {
+            return (magnitude == inf | self.frac_mask(), false);
+        }
+        let nan = magnitude > inf;
+        (nan, nan && (magnitude >> (self.frac_bits - 1)) & 1 == 0)
+    }
+
+    /// True for ±0 (required-zero low bits ignored).
+    #[inline(always)]
+    pub const fn is_zero(&self, bits: u64) -> bool {
+        (bits & (self.sign_bit() - 1)) >> self.low_zero_bits == 0
+    }
+
     /// Classify a bit pattern. Upper carrier bits and required-zero low bits are ignored (validity
     /// is checked separately, before any op runs).
     #[inline]
@@ -221,6 +239,33 @@ mod tests {
         );
         assert!(!TF32.is_valid_encoding(0x3F80_0001) && HF32.is_valid_encoding(0x3F80_1000));
         assert!(!TF32.is_valid_encoding(0x3F80_1000));
+    }
+
+    #[test]
+    fn nan_kind_agrees_with_unpack_on_every_narrow_pattern() {
+        for fmt in [&FP16, &BF16, &E4M3, &E5M2] {
+            for bits in 0..=fmt.carrier_mask() {
+                let u = fmt.unpack(bits);
+                assert_eq!(
+                    fmt.nan_kind(bits),
+                    (u.is_nan(), u.is_signaling()),
+                    "{bits:#x}"
+                );
+                assert_eq!(fmt.is_zero(bits), u.class == Class::Zero, "{bits:#x}");
+            }
+        }
+        for bits in [
+            0x7F80_0000u64,
+            0x7F80_2000,
+            0xFFC0_0000,
+            0x8000_0000,
+            0x7F7F_E000,
+        ] {
+            assert_eq!(
+                TF32.nan_kind(bits),
+                (TF32.unpack(bits).is_nan(), TF32.unpack(bits).is_signaling())
+            );
+        }
     }
 
     #[test]

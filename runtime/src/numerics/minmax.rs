@@ -4,7 +4,7 @@
 //! (§10), NV iff an operand is a signalling NaN (also for elementwise TMAX/TMIN, §10), ±0 rules,
 //! otherwise a sign-magnitude order key. Results are never rounded.
 
-use super::format::{Class, Format};
+use super::format::Format;
 use super::{Flags, NV};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -14,7 +14,7 @@ pub enum Pick {
 }
 
 /// Total order key of a non-NaN float: negative values bit-inverted, positive with the sign set.
-#[inline]
+#[inline(always)]
 fn order_key(fmt: &Format, bits: u64) -> u64 {
     let bits = bits & fmt.carrier_mask();
     if bits & fmt.sign_bit() != 0 {
@@ -24,23 +24,20 @@ fn order_key(fmt: &Format, bits: u64) -> u64 {
     }
 }
 
-#[inline]
+#[inline(always)]
 pub fn float_pick(fmt: &Format, pick: Pick, a: u64, b: u64) -> (u64, Flags) {
-    let (ua, ub) = (fmt.unpack(a), fmt.unpack(b));
-    let flags = if ua.is_signaling() || ub.is_signaling() {
-        NV
-    } else {
-        0
-    };
+    let ((a_nan, a_snan), (b_nan, b_snan)) = (fmt.nan_kind(a), fmt.nan_kind(b));
+    let flags = if a_snan || b_snan { NV } else { 0 };
     let mask = fmt.carrier_mask();
-    let result = match (ua.is_nan(), ub.is_nan()) {
+    let result = match (a_nan, b_nan) {
         (true, true) => fmt.canonical_nan,
         (true, false) => b & mask,
         (false, true) => a & mask,
-        _ if ua.class == Class::Zero && ub.class == Class::Zero => {
+        _ if fmt.is_zero(a) && fmt.is_zero(b) => {
+            let (na, nb) = (a & fmt.sign_bit() != 0, b & fmt.sign_bit() != 0);
             let negative = match pick {
-                Pick::Max => ua.negative && ub.negative,
-                Pick::Min => ua.negative || ub.negative,
+                Pick::Max => na && nb,
+                Pick::Min => na || nb,
             };
             fmt.zero(negative)
         }
@@ -61,7 +58,7 @@ pub fn float_pick(fmt: &Format, pick: Pick, a: u64, b: u64) -> (u64, Flags) {
 }
 
 /// Integer MAX/MIN at `bits` width; on ties the left operand (equal anyway).
-#[inline]
+#[inline(always)]
 pub fn int_pick(signed: bool, bits: u32, pick: Pick, a: u64, b: u64) -> u64 {
     let mask = if bits >= 64 {
         u64::MAX
