@@ -169,11 +169,13 @@ pub fn run_text(kernel: &Kernel, run: &Run) -> String {
         out.push_str(&format!("kernel {}: fault: {fault}\n", kernel.name));
         return out;
     }
+    let names = match run.flags {
+        0 => String::new(),
+        f => format!(" ({})", ptoc_runtime::numerics::flag_names(f)),
+    };
     out.push_str(&format!(
-        "kernel {}: ok, flags 0x{:02x} ({})\n",
-        kernel.name,
-        run.flags,
-        ptoc_runtime::numerics::flag_names(run.flags)
+        "kernel {}: ok, flags 0x{:02x}{names}\n",
+        kernel.name, run.flags
     ));
     for (meta, tile) in kernel.meta.results.iter().zip(&run.results) {
         out.push_str(&format!(
@@ -425,4 +427,59 @@ pub fn describe_tile(meta: &TileMeta) -> String {
         meta.valid_cols,
         meta.register
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Driver, Options};
+
+    const KERNELS: &str = r#"
+func.func @k(%x: !pto.tile<4x8xsi16>, %v: !pto.tile<4x1xsi16>) -> !pto.tile<4x8xsi16> {
+  %r = "pto.trowexpandmax"(%x, %v) : (!pto.tile<4x8xsi16>, !pto.tile<4x1xsi16>) -> !pto.tile<4x8xsi16>
+  return %r : !pto.tile<4x8xsi16>
+}
+func.func @k_min(%x: !pto.tile<4x8xsi16>, %v: !pto.tile<4x1xsi16>) -> !pto.tile<4x8xsi16> {
+  %r = "pto.trowexpandmin"(%x, %v) : (!pto.tile<4x8xsi16>, !pto.tile<4x1xsi16>) -> !pto.tile<4x8xsi16>
+  return %r : !pto.tile<4x8xsi16>
+}
+"#;
+
+    #[test]
+    fn verify_reports_a_kernel_that_does_not_match_its_source() {
+        let driver = Driver::new(Options::default()).unwrap();
+        let module = driver.import(KERNELS, "k.mlir").unwrap();
+        let kernels = driver.compile_kernels(&module).unwrap();
+        let reference = driver.reference_module(&module).unwrap();
+        // Each kernel matches its own source...
+        for (kernel, source) in kernels.iter().zip(&reference.functions) {
+            assert!(verify_kernel(kernel, source, 20, 1).unwrap().is_none());
+        }
+        // ...and the MAX kernel checked against the MIN source is caught, with the element, both
+        // values and the inputs at that element.
+        let mismatch = verify_kernel(&kernels[0], &reference.functions[1], 20, 1)
+            .unwrap()
+            .expect("max is not min");
+        assert_eq!(mismatch.trial, 0);
+        assert!(
+            mismatch
+                .message
+                .contains("= pto.trowexpandmin at k.mlir:7:8, element [")
+                && mismatch.message.contains("compiled 0x")
+                && mismatch.message.contains("reference 0x")
+                && mismatch.message.contains("inputs: %x["),
+            "{}",
+            mismatch.message
+        );
+    }
+
+    #[test]
+    fn element_formatting_uses_the_type() {
+        assert_eq!(format_element(DataType::S8, 0xFF), "-1");
+        assert_eq!(format_element(DataType::U8, 0xFF), "255");
+        assert_eq!(format_element(DataType::FP32, 0x3FC0_0000), "1.5");
+        assert_eq!(format_element(DataType::BF16, 0xC040), "-3");
+        assert_eq!(format_element(DataType::E4M3, 0x7E), "448");
+        assert_eq!(hex(DataType::FP16, 0x3C00), "0x3c00");
+    }
 }
