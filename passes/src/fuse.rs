@@ -32,6 +32,20 @@ pub struct Fuse;
 
 const NAME: &str = "pto-fuse";
 
+/// What `--pass-statistics` reports, summed over functions.
+const STATISTICS: [(&str, &str); 7] = [
+    ("egraph-nodes", "Number of e-nodes after saturation"),
+    ("egraph-classes", "Number of e-classes after saturation"),
+    ("iterations", "Number of saturation iterations"),
+    ("rules-applied", "Number of rewrites applied"),
+    ("ops-before", "Number of ops before fusion"),
+    ("ops-after", "Number of ops after fusion"),
+    (
+        "stopped-at-limit",
+        "Number of functions whose saturation stopped at the node or iteration limit",
+    ),
+];
+
 /// Saturation limits. Each rule application adds at most three nodes per matched op and no rule
 /// feeds itself unboundedly, so real kernels saturate in a few iterations well inside these.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,6 +92,10 @@ impl Pass for Fuse {
         "Fuse broadcasts into expand ops by equality saturation (egg) with DAG-aware extraction"
     }
 
+    fn statistics(&self) -> &'static [(&'static str, &'static str)] {
+        &STATISTICS
+    }
+
     fn run(&self, func: &mut Function, ctx: &mut PassContext) -> Result<(), Vec<Diagnostic>> {
         if ctx.options.opt_level == 0 {
             return Ok(());
@@ -85,15 +103,15 @@ impl Pass for Fuse {
         let Some((fused, report)) = fuse_function(func) else {
             return Ok(());
         };
-        ctx.record(NAME, "e-graph nodes", report.egraph_nodes as u64);
-        ctx.record(NAME, "e-graph classes", report.egraph_classes as u64);
-        ctx.record(NAME, "iterations", report.iterations as u64);
-        ctx.record(NAME, "rules applied", report.rules_applied as u64);
-        ctx.record(NAME, "ops before", report.ops_before as u64);
-        ctx.record(NAME, "ops after", report.ops_after as u64);
-        if report.hit_limit {
-            ctx.record(NAME, "functions stopped at a limit", 1);
-        }
+        let [nodes, classes, iterations, applied, before, after, limited] =
+            STATISTICS.map(|(name, _)| name);
+        ctx.record(NAME, nodes, report.egraph_nodes as u64);
+        ctx.record(NAME, classes, report.egraph_classes as u64);
+        ctx.record(NAME, iterations, report.iterations as u64);
+        ctx.record(NAME, applied, report.rules_applied as u64);
+        ctx.record(NAME, before, report.ops_before as u64);
+        ctx.record(NAME, after, report.ops_after as u64);
+        ctx.record(NAME, limited, report.hit_limit as u64);
         *func = fused;
         Ok(())
     }

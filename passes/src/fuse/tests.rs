@@ -253,8 +253,8 @@ fn row_softmax_becomes_the_design_note_kernel() {
     assert_eq!(f.value(expdif.result).name.as_deref(), Some("e"));
     assert_eq!(expdif.loc, Location::new("t.mlir", 5, 3));
     assert_eq!(expdif.operands, [f.args[0], f.ops[0].result]);
-    assert_eq!(stat(&ctx, "ops before"), Some(7));
-    assert_eq!(stat(&ctx, "ops after"), Some(4));
+    assert_eq!(stat(&ctx, "ops-before"), Some(7));
+    assert_eq!(stat(&ctx, "ops-after"), Some(4));
 }
 
 #[test]
@@ -492,11 +492,12 @@ fn fusing_twice_changes_nothing() {
 fn statistics_are_recorded() {
     let mut f = synth::kernel(170);
     let ctx = run(&mut f);
-    assert_eq!(stat(&ctx, "ops before"), Some(170));
-    assert_eq!(stat(&ctx, "ops after"), Some(f.ops.len() as u64));
-    assert!(stat(&ctx, "e-graph nodes").unwrap() > 170);
-    assert!(stat(&ctx, "e-graph classes").unwrap() > 0);
-    assert!(stat(&ctx, "rules applied").unwrap() > 0);
+    assert_eq!(stat(&ctx, "ops-before"), Some(170));
+    assert_eq!(stat(&ctx, "ops-after"), Some(f.ops.len() as u64));
+    assert!(stat(&ctx, "egraph-nodes").unwrap() > 170);
+    assert!(stat(&ctx, "egraph-classes").unwrap() > 0);
+    assert!(stat(&ctx, "rules-applied").unwrap() > 0);
+    assert_eq!(stat(&ctx, "stopped-at-limit"), Some(0));
     let iterations = stat(&ctx, "iterations").unwrap();
     assert!((2..=Limits::for_size(0).iterations as u64).contains(&iterations));
 }
