@@ -2,7 +2,7 @@
 // reference evaluator of its unoptimised source bit for bit on random inputs with edge values.
 // RUN: ptoc verify %s --trials 60 --seed 7 | FileCheck %s
 // RUN: ptoc verify %s --trials 30 --seed 3 -O0 | FileCheck %s
-// CHECK: @softmax_rows: 60 trials
+// CHECK: @softmax_rows: {{[0-9]+}} trials
 // CHECK: @softmax_f16_widen: {{[0-9]+}} trials
 // CHECK: @broadcast_clamp_s8: {{[0-9]+}} trials
 // CHECK: @numpy_broadcast_bf16: {{[0-9]+}} trials
