@@ -129,7 +129,7 @@ struct Built {
 fn build(func: &Function) -> Option<Built> {
     let mut analysis = TileAnalysis::default();
     for &a in &func.args {
-        let t = analysis.intern(*func.ty(a));
+        let t = analysis.intern(func.values.get(a.0 as usize)?.ty);
         analysis.arg_types.push(t);
     }
     let mut egraph = TileGraph::new(analysis);
@@ -154,7 +154,9 @@ fn build(func: &Function) -> Option<Built> {
             .iter()
             .map(|v| class_of.get(v.0 as usize).copied().flatten())
             .collect::<Option<Vec<Id>>>()?;
-        let ty = egraph.analysis.intern(*func.ty(op.result)) as usize;
+        let ty = egraph
+            .analysis
+            .intern(func.values.get(op.result.0 as usize)?.ty) as usize;
         if leaves.len() <= ty {
             leaves.resize(ty + 1, None);
         }
@@ -169,11 +171,12 @@ fn build(func: &Function) -> Option<Built> {
         });
     }
     // Roots: the results, and every op whose result was already unused (never deleted here).
-    let uses = func.use_counts();
     let mut roots = Vec::new();
     for r in &func.results {
         roots.push(class_of.get(r.0 as usize).copied().flatten()?);
     }
+    // Every operand and result is known to be in range here.
+    let uses = func.use_counts();
     for op in &func.ops {
         if uses.get(op.result.0 as usize) == Some(&0) {
             roots.push(class_of[op.result.0 as usize]?);
@@ -211,7 +214,13 @@ pub fn fuse_function(func: &Function) -> Option<(Function, Report)> {
     let hit_limit = !matches!(runner.stop_reason, Some(StopReason::Saturated));
     let egraph = runner.egraph;
     let extraction = extract::extract(&egraph, &built.roots, &built.origins)?;
-    let fused = rebuild(func, &egraph, &built.class_of, &extraction)?;
+    // The extractor's local search never ends above the input's cost in practice; if it ever did,
+    // the input is the better program.
+    let fused = if extraction.cost > before {
+        func.clone()
+    } else {
+        rebuild(func, &egraph, &built.class_of, &extraction)?
+    };
     let report = Report {
         egraph_nodes: egraph.total_size(),
         egraph_classes: egraph.number_of_classes(),
@@ -221,7 +230,7 @@ pub fn fuse_function(func: &Function) -> Option<(Function, Report)> {
         ops_before: func.ops.len(),
         ops_after: fused.ops.len(),
         cost_before: before,
-        cost_after: extraction.cost,
+        cost_after: extraction.cost.min(before),
         hit_limit,
     };
     Some((fused, report))

@@ -543,3 +543,219 @@ fn every_rule_is_built() {
     // 2 axes × (6 right + 4 left + 1 expdif + 6 expand-once + 2 reductions).
     assert_eq!(rules::rules().len(), 2 * (6 + 4 + 1 + 6 + 2));
 }
+
+/// Random integer kernels over 4x8 tiles, their 4x1 row and 1x8 column vectors.
+mod random {
+    use super::*;
+    use proptest::prelude::*;
+    use ptoc_isa::{Axis, ElementOp, OpKind, Reduction};
+
+    const R: u32 = 4;
+    const C: u32 = 8;
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum Shape {
+        Full,
+        Row,
+        Col,
+    }
+
+    fn ty(shape: Shape, pad: bool) -> TileType {
+        let t = match shape {
+            Shape::Full => TileType::new(R, C, DataType::S32),
+            Shape::Row => TileType::new(R, 1, DataType::S32),
+            Shape::Col => TileType::new(1, C, DataType::S32),
+        };
+        if pad {
+            t.with_pad(PadValue::Zero)
+        } else {
+            t
+        }
+    }
+
+    const ELEMENT: [ElementOp; 5] = [
+        ElementOp::Add,
+        ElementOp::Sub,
+        ElementOp::Mul,
+        ElementOp::Max,
+        ElementOp::Min,
+    ];
+
+    /// One step: (what, element op, two operand picks, padded result).
+    type Step = (u8, usize, usize, usize, bool);
+
+    /// Build a function from steps; every op is legal for its operands' shapes.
+    fn kernel(steps: &[Step], results: &[usize]) -> Function {
+        let mut b = Builder::new();
+        let mut vals: Vec<(ValueId, Shape)> = vec![
+            (b.arg("x", ty(Shape::Full, false)), Shape::Full),
+            (b.arg("y", ty(Shape::Full, false)), Shape::Full),
+            (b.arg("v", ty(Shape::Row, false)), Shape::Row),
+            (b.arg("w", ty(Shape::Col, false)), Shape::Col),
+        ];
+        for (i, &(what, pick, p, q, pad)) in steps.iter().enumerate() {
+            let of = |shape: Shape, pick: usize| {
+                let all: Vec<ValueId> = vals
+                    .iter()
+                    .filter(|(_, s)| *s == shape)
+                    .map(|(v, _)| *v)
+                    .collect();
+                all[pick % all.len()]
+            };
+            let op = ELEMENT[pick % ELEMENT.len()];
+            let axis = if what % 2 == 0 { Axis::Row } else { Axis::Col };
+            let vector = if axis == Axis::Row {
+                Shape::Row
+            } else {
+                Shape::Col
+            };
+            let (kind, operands, shape) = match what % 10 {
+                0 | 1 => (
+                    OpKind::Binary(op),
+                    vec![of(Shape::Full, p), of(Shape::Full, q)],
+                    Shape::Full,
+                ),
+                2 | 3 => (
+                    OpKind::Binary(op),
+                    vec![of(vector, p), of(vector, q)],
+                    vector,
+                ),
+                4 | 5 => (OpKind::Expand(axis, None), vec![of(vector, p)], Shape::Full),
+                6 | 7 => (
+                    OpKind::Expand(axis, Some(op)),
+                    vec![of(Shape::Full, p), of(vector, q)],
+                    Shape::Full,
+                ),
+                _ => {
+                    let red = [Reduction::Max, Reduction::Min, Reduction::Sum][pick % 3];
+                    (OpKind::Reduce(axis, red), vec![of(Shape::Full, p)], vector)
+                }
+            };
+            let info = ops::by_kind(kind).expect("catalogue op");
+            let v = b.op(info.mnemonic, &operands, ty(shape, pad), &format!("v{i}"));
+            vals.push((v, shape));
+        }
+        let last = vals.len() - 1;
+        let mut rs: Vec<ValueId> = results.iter().map(|&r| vals[r % vals.len()].0).collect();
+        rs.push(vals[last].0);
+        b.ret(&rs)
+    }
+
+    /// Evaluate an S32 function on inputs (row-major, physical = valid shape).
+    fn eval(f: &Function, inputs: &[Vec<i32>]) -> Vec<Vec<i32>> {
+        let mut vals: Vec<Vec<i32>> = vec![Vec::new(); f.values.len()];
+        for (a, input) in f.args.iter().zip(inputs) {
+            vals[a.0 as usize] = input.clone();
+        }
+        let dims = |v: ValueId| {
+            let (r, c, _, _) = f.ty(v).dims().expect("static");
+            (r as usize, c as usize)
+        };
+        let apply = |op: ElementOp, a: i32, b: i32| match op {
+            ElementOp::Add => a.wrapping_add(b),
+            ElementOp::Sub => a.wrapping_sub(b),
+            ElementOp::Mul => a.wrapping_mul(b),
+            ElementOp::Max => a.max(b),
+            ElementOp::Min => a.min(b),
+            ElementOp::Div | ElementOp::ExpDif => unreachable!("not generated"),
+        };
+        for op in &f.ops {
+            let (rows, cols) = dims(op.result);
+            let src = |k: usize| &vals[op.operands[k].0 as usize];
+            let at = |k: usize, axis: Axis, r: usize, c: usize| match axis {
+                Axis::Row => src(k)[r],
+                Axis::Col => src(k)[c],
+            };
+            let mut out = vec![0i32; rows * cols];
+            match op.info.kind {
+                OpKind::Binary(e) => {
+                    for (i, o) in out.iter_mut().enumerate() {
+                        *o = apply(e, src(0)[i], src(1)[i]);
+                    }
+                }
+                OpKind::Expand(axis, None) => {
+                    for r in 0..rows {
+                        for c in 0..cols {
+                            out[r * cols + c] = at(0, axis, r, c);
+                        }
+                    }
+                }
+                OpKind::Expand(axis, Some(e)) => {
+                    for r in 0..rows {
+                        for c in 0..cols {
+                            out[r * cols + c] = apply(e, src(0)[r * cols + c], at(1, axis, r, c));
+                        }
+                    }
+                }
+                OpKind::Reduce(axis, red) => {
+                    let (sr, sc) = dims(op.operands[0]);
+                    let fold = |acc: i32, x: i32| match red {
+                        Reduction::Max => acc.max(x),
+                        Reduction::Min => acc.min(x),
+                        _ => acc.wrapping_add(x),
+                    };
+                    let s = src(0);
+                    match axis {
+                        Axis::Row => {
+                            for r in 0..sr {
+                                out[r] = (1..sc).fold(s[r * sc], |a, c| fold(a, s[r * sc + c]));
+                            }
+                        }
+                        Axis::Col => {
+                            for c in 0..sc {
+                                out[c] = (1..sr).fold(s[c], |a, r| fold(a, s[r * sc + c]));
+                            }
+                        }
+                    }
+                }
+                OpKind::Exp => unreachable!("not generated"),
+            }
+            vals[op.result.0 as usize] = out;
+        }
+        f.results
+            .iter()
+            .map(|r| vals[r.0 as usize].clone())
+            .collect()
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        (
+            0u8..10,
+            0usize..8,
+            0usize..64,
+            0usize..64,
+            prop::bool::weighted(0.2),
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        #[test]
+        fn fusion_preserves_meaning_cost_and_interface(
+            steps in prop::collection::vec(step(), 1..24),
+            results in prop::collection::vec(0usize..64, 0..3),
+            seed in prop::collection::vec(any::<i32>(), (2 * R * C + R + C) as usize),
+        ) {
+            let original = kernel(&steps, &results);
+            let (fused, report) = fuse_function(&original).expect("fusable");
+            well_formed(&fused);
+            prop_assert!(report.cost_after <= report.cost_before);
+            prop_assert!(!report.hit_limit);
+            prop_assert_eq!(fused.results.len(), original.results.len());
+            for (a, b) in fused.results.iter().zip(&original.results) {
+                prop_assert_eq!(fused.ty(*a), original.ty(*b));
+            }
+            let n = (R * C) as usize;
+            let inputs = vec![
+                seed[..n].to_vec(),
+                seed[n..2 * n].to_vec(),
+                seed[2 * n..2 * n + R as usize].to_vec(),
+                seed[2 * n + R as usize..].to_vec(),
+            ];
+            prop_assert_eq!(eval(&fused, &inputs), eval(&original, &inputs));
+            // Deterministic: the same input gives the same output.
+            let (again, _) = fuse_function(&original).expect("fusable");
+            prop_assert!(dump(&again) == dump(&fused));
+        }
+    }
+}
