@@ -9,7 +9,7 @@ import lit.formats
 config.name = "ptoc"
 config.test_format = lit.formats.ShTest(execute_external=True)
 config.suffixes = [".mlir", ".s", ".test"]
-config.excludes = ["Inputs", "lit.cfg.py", "suite.rs"]
+config.excludes = ["Inputs", "lit.cfg.py", "suite.rs", "random_kernels.rs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(
     lit_config.params.get("ptoc_out_dir", os.path.join(config.test_source_root, "..", "target", "lit")))
