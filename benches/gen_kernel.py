@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
 """Write a generated pto kernel with N ops to stdout (deterministic).
 
-Usage: gen_kernel.py N [--registers]   (--registers keeps it within the 64-register budget)
+Usage: gen_kernel.py N [ROWSxCOLS]   (default 16x64)
 
-The kernel cycles through reductions, expand ops, binary ops and TEXP on 16x64 FP32 tiles, each
-op reading earlier values, so it exercises every import path and gives the passes real work.
+The kernel cycles through reductions, expand ops, binary ops and TEXP on FP32 tiles of the given
+shape, each op reading earlier values, so it exercises every import path and gives the passes real
+work. With 8x16 tiles, 62 ops use exactly the 64 registers of a core (2 arguments + 62 results).
 """
 import sys
 
 def main():
     n = int(sys.argv[1])
-    full = "!pto.tile<16x64xf32>"
-    row = "!pto.tile<16x1xf32>"
-    col = "!pto.tile<1x64xf32>"
+    rows, cols = (int(d) for d in (sys.argv[2] if len(sys.argv) > 2 else "16x64").split("x"))
+    full = f"!pto.tile<{rows}x{cols}xf32>"
+    row = f"!pto.tile<{rows}x1xf32>"
+    col = f"!pto.tile<1x{cols}xf32>"
     out = [f"func.func @generated(%a: {full}, %b: {full}) -> {full} {{"]
     fulls = ["%a", "%b"]
     rows, cols = [], []
