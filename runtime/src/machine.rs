@@ -132,9 +132,8 @@ impl Machine {
         if !ptoc_isa::dtype::ARITHMETIC.contains(&tile.dtype) {
             return err(format!("{} is not an arithmetic type", tile.dtype));
         }
-        let count = tile.rows as usize * tile.cols as usize;
-        if tile.elements.len() != count || tile.defined.len() != count {
-            return err(format!("element vectors do not hold {count} elements"));
+        if let Err(e) = tile.check_consistent() {
+            return err(e.0);
         }
         let size = match tile.size_code {
             Some(s) => s,
@@ -154,13 +153,6 @@ impl Machine {
                 tile.rows, tile.cols
             ));
         }
-        if tile.valid_rows > tile.rows
-            || tile.valid_cols > tile.cols
-            || tile.valid_rows == 0
-            || tile.valid_cols == 0
-        {
-            return err("the valid shape does not fit the physical shape".into());
-        }
         let need = self.allocated_bytes() + mask.pe_count() as u64 * size.bytes() as u64;
         if need > PROFILE.core_capacity_bytes as u64 {
             return err(format!(
@@ -169,6 +161,9 @@ impl Machine {
             ));
         }
         tile.size_code = Some(size);
+        // Only the element width is significant (facts §1.7): drop anything above it.
+        let width = tile.dtype.carrier_mask();
+        tile.elements.iter_mut().for_each(|e| *e &= width);
         self.regs[reg.index() as usize] = Some(Slot { tile, mask });
         Ok(())
     }

@@ -69,14 +69,11 @@ pub fn evaluate_with_flags(func: &Function, args: &[Tile]) -> Result<Evaluation,
         if tile.dtype != ty.dtype || (tile.valid_rows, tile.valid_cols) != (vr, vc) {
             return Err(arg_err(format!("the tile given is {tile}")));
         }
-        if tile.elements.len() != tile.rows as usize * tile.cols as usize
-            || tile.defined.len() != tile.elements.len()
-        {
-            return Err(arg_err(
-                "the tile's element vectors do not match its shape".into(),
-            ));
-        }
-        values[id.0 as usize] = Some(tile.clone());
+        tile.check_consistent().map_err(|e| arg_err(e.0))?;
+        let mut tile = tile.clone();
+        let width = tile.dtype.carrier_mask();
+        tile.elements.iter_mut().for_each(|e| *e &= width);
+        values[id.0 as usize] = Some(tile);
     }
     let mut flags = 0;
     for op in &func.ops {

@@ -97,6 +97,22 @@ impl Tile {
         Ok(self)
     }
 
+    /// Check what the public fields must agree on: nonzero dimensions, valid shape within the
+    /// physical one, and element/definedness vectors of `rows × cols` entries.
+    pub fn check_consistent(&self) -> Result<(), ShapeError> {
+        let (r, c, vr, vc) = (self.rows, self.cols, self.valid_rows, self.valid_cols);
+        if r == 0 || c == 0 || vr == 0 || vc == 0 || vr > r || vc > c {
+            return Err(ShapeError(format!("inconsistent tile shape {self}")));
+        }
+        let count = r as usize * c as usize;
+        if self.elements.len() != count || self.defined.len() != count {
+            return Err(ShapeError(format!(
+                "tile {self} needs {count} elements and definedness bits"
+            )));
+        }
+        Ok(())
+    }
+
     pub fn index(&self, row: usize, col: usize) -> usize {
         row * self.cols as usize + col
     }
