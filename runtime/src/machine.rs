@@ -173,6 +173,14 @@ impl Machine {
         self.regs[reg.index() as usize].as_ref().map(|s| &s.tile)
     }
 
+    /// Every allocated register with its tile, in register order.
+    pub fn allocated(&self) -> impl Iterator<Item = (TileReg, &Tile)> + '_ {
+        self.regs.iter().enumerate().filter_map(|(i, s)| {
+            let slot = s.as_ref()?;
+            Some((TileReg::new(i as u32)?, &slot.tile))
+        })
+    }
+
     /// The sticky status flags (NV=0x01 DZ=0x02 OF=0x04 UF=0x08 NX=0x10).
     pub fn flags(&self) -> Flags {
         self.flags

@@ -188,6 +188,8 @@ fn decoded_expdif_all_pairs() {
             m.run(&words)
                 .unwrap_or_else(|f| panic!("{mn} {src}->{dst_type}: {f}"));
             let dst = m.tile(reg(0)).expect("destination renamed to register 0");
+            let regs: Vec<u32> = m.allocated().map(|(r, _)| r.index()).collect();
+            assert_eq!(regs, [0, 1, 2]);
             assert_eq!((dst.dtype, dst.size_code.unwrap().bytes()), (dst_type, 256));
             let want = numerics::expdif(src, dst_type, a, b).unwrap().0;
             assert_eq!(dst.get(1, 1), Some(want));
@@ -398,7 +400,7 @@ fn zero_mask_binding_is_a_strict_no_op() {
         BSTOP,
     ];
     m.run(&words).unwrap();
-    assert!((0..64).all(|i| m.tile(reg(i)).is_none()));
+    assert_eq!(m.allocated().count(), 0);
     // Outside a bundle too.
     m.run(&[iot(&[], false, "0000", Some((Hand::T, 1)))])
         .unwrap();
