@@ -193,9 +193,17 @@ fn build(func: &Function) -> Option<Built> {
 /// Run saturation and extraction on `func`; the rewritten function and what happened, or `None`
 /// if the function could not be represented (it is then left alone).
 pub fn fuse_function(func: &Function) -> Option<(Function, Report)> {
+    fuse_function_with(func, Limits::for_size)
+}
+
+/// [`fuse_function`] with the saturation limits `limits` gives for the initial e-graph size.
+pub fn fuse_function_with(
+    func: &Function,
+    limits: impl FnOnce(usize) -> Limits,
+) -> Option<(Function, Report)> {
     let built = build(func)?;
     let before = extract::input_cost(&built.egraph, &built.roots);
-    let limits = Limits::for_size(built.egraph.total_size());
+    let limits = limits(built.egraph.total_size());
     let runner: Runner<TileNode, TileAnalysis> = Runner::new(TileAnalysis::default())
         .with_egraph(built.egraph)
         .with_iter_limit(limits.iterations)

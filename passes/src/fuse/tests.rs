@@ -461,6 +461,40 @@ fn dead_ops_are_kept() {
 }
 
 #[test]
+fn limits_stop_saturation_with_a_valid_program() {
+    // One iteration: the subtract and the divide fold, the EXPDIF needs a second iteration.
+    let one_iteration = |_| Limits {
+        iterations: 1,
+        nodes: usize::MAX,
+    };
+    let (f, report) = fuse_function_with(&softmax("row", row()), one_iteration).expect("fusable");
+    well_formed(&f);
+    assert!(report.hit_limit);
+    assert_eq!(report.iterations, 1);
+    assert_eq!(
+        mnemonics(&f),
+        [
+            "trowmax",
+            "trowexpandsub",
+            "texp",
+            "trowsum",
+            "trowexpanddiv"
+        ]
+    );
+    // A node limit reached in the first iteration still leaves a consistent e-graph.
+    let tiny = |initial| Limits {
+        iterations: 16,
+        nodes: initial + 1,
+    };
+    let original = synth::kernel(17 * 20);
+    let (f, report) = fuse_function_with(&original, tiny).expect("fusable");
+    well_formed(&f);
+    assert!(report.hit_limit);
+    assert!(report.cost_after <= report.cost_before);
+    assert_eq!(f.results.len(), original.results.len());
+}
+
+#[test]
 fn o0_leaves_the_function_alone() {
     let mut f = synth::kernel(200);
     let before = dump(&f);
