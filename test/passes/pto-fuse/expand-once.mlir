@@ -4,6 +4,9 @@
 // would be illegal); one broadcast still folds into the op.
 // RUN: ptoc %s --pass-pipeline=pto-infer-shapes,pto-fuse --emit=mlir | FileCheck %s
 // RUN: ptoc verify %s --trials 4 | FileCheck %s --check-prefix=EXEC
+// Same input, same output, byte for byte, across processes:
+// RUN: ptoc %s --pass-pipeline=pto-infer-shapes,pto-fuse --emit=mlir > %t.first
+// RUN: ptoc %s --pass-pipeline=pto-infer-shapes,pto-fuse --emit=mlir | diff %t.first -
 
 func.func @rows(%v: !pto.tile<16x1xf32>, %u: !pto.tile<16x1xf32, pad=max>) -> !pto.tile<16x64xf32, pad=min> {
   %ev = "pto.trowexpand"(%v) : (!pto.tile<16x1xf32>) -> !pto.tile<16x64xf32>
