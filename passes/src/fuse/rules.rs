@@ -58,6 +58,7 @@ fn build_rules() -> Vec<TileRewrite> {
             }
         }
         rules.extend(expand_sub_into_exp(axis));
+        rules.extend(broadcast_sub_into_exp(axis));
         for op in BINARY {
             rules.extend(expand_once(axis, op));
         }
@@ -199,6 +200,48 @@ fn expand_sub_into_exp(axis: Axis) -> Option<TileRewrite> {
             && EXPDIF_PAIRS.contains(&(t.dtype, t.dtype))
             && fused.info().accepts(t.dtype)
     })
+}
+
+/// `texp(tsub(a, trowexpand(b)))` → `trowexpandexpdif(a, b)` in one step; columns likewise.
+///
+/// Exact: the composition of `row-expand-into-sub` and `row-expand-sub-into-exp`, under both
+/// rules' conditions. It lets a softmax saturate one iteration earlier.
+fn broadcast_sub_into_exp(axis: Axis) -> Option<TileRewrite> {
+    let exp = OpCode::of_kind(OpKind::Exp)?;
+    let sub = OpCode::of_kind(OpKind::Binary(ElementOp::Sub))?;
+    let copy = OpCode::of_kind(OpKind::Expand(axis, None))?;
+    let fused = OpCode::of_kind(OpKind::Expand(axis, Some(ElementOp::ExpDif)))?;
+    let lhs = format!(
+        "({} ({} ?a ({} ?b ?te) ?ts) ?t)",
+        exp.name(),
+        sub.name(),
+        copy.name()
+    );
+    let [va, vb, vte, vts, vt] = ["?a", "?b", "?te", "?ts", "?t"].map(var);
+    let condition = move |g: &mut TileGraph, _: Id, s: &Subst| {
+        let (Some(a), Some(bv), Some(te), Some(ts), Some(t)) = (
+            value_type(g, s[va]),
+            value_type(g, s[vb]),
+            leaf_type(g, s[vte]),
+            leaf_type(g, s[vts]),
+            leaf_type(g, s[vt]),
+        ) else {
+            return false;
+        };
+        same_shape(&a, &te)
+            && same_shape(&a, &ts)
+            && same_shape(&ts, &t)
+            && broadcast_fits(axis, &bv, &t)
+            && EXPDIF_PAIRS.contains(&(t.dtype, t.dtype))
+            && fused.info().accepts(t.dtype)
+    };
+    let name = format!("{}-broadcast-sub-into-exp", axis_name(axis));
+    conditional(
+        name,
+        &lhs,
+        &format!("({} ?a ?b ?t)", fused.name()),
+        condition,
+    )
 }
 
 /// `tOP(trowexpand(b), trowexpand(c))` → `trowexpand(tOP(b, c))`; columns likewise.

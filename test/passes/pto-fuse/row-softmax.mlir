@@ -36,7 +36,7 @@ func.func @softmax_rows(%x: !pto.tile<16x64xf32>) -> !pto.tile<16x64xf32, pad=ze
 // O0-NEXT:    return
 
 // STATS-LABEL: PtoFuse
-// STATS-DAG:     (S) {{ *}}3 iterations
+// STATS-DAG:     (S) {{ *}}2 iterations
 // STATS-DAG:     (S) {{ *}}4 ops-after
 // STATS-DAG:     (S) {{ *}}7 ops-before
 // STATS-DAG:     (S) {{ *}}3 rules-applied
