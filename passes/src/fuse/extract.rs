@@ -295,9 +295,10 @@ impl Dag {
     }
 }
 
-/// Extract the cheapest program reaching `roots` (with multiplicity) that keeps every class in
-/// `origins` computable. `None` if some root has no acyclic derivation (which the rules never
-/// cause: every original op stays admissible).
+/// Extract a program computing every class in `roots` (a local optimum of the DAG cost, never
+/// relying on hash order). `origins` place the original classes and name their preferred nodes.
+/// `None` if some root has no acyclic derivation, which the rules never cause: every class holding
+/// an original op keeps that op admissible.
 pub fn extract(egraph: &TileGraph, roots: &[Id], origins: &[Origin]) -> Option<Extraction> {
     let mut class_ids: Vec<Id> = egraph.classes().map(|c| c.id).collect();
     class_ids.sort();

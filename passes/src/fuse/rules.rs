@@ -9,6 +9,11 @@
 //! leaf `?t`. Sources persist (facts §3.4), so reading a value in a different bundle can never
 //! observe a modified tile.
 //!
+//! Faults: a rewritten kernel faults exactly when the original does, with the same class, though
+//! possibly at another bundle. E.g. a copy expand does not check encodings (facts §10) but the
+//! binary op after it does, and the fused op checks its broadcast source itself: an invalid TF32
+//! element gives Fault_TileLegality either way.
+//!
 //! Commutativity is never a rule of its own (it would double the e-graph at every commutative
 //! op); the commutative ops get a second, mirrored pattern instead.
 
