@@ -204,15 +204,7 @@ pub fn fuse_function_with(
     let built = build(func)?;
     let before = extract::input_cost(&built.egraph, &built.roots);
     let limits = limits(built.egraph.total_size());
-    let runner: Runner<TileNode, TileAnalysis> = Runner::new(TileAnalysis::default())
-        .with_egraph(built.egraph)
-        .with_iter_limit(limits.iterations)
-        .with_node_limit(limits.nodes)
-        // Only the node and iteration limits bound the run: a time limit would make the output
-        // depend on the machine's speed.
-        .with_time_limit(Duration::MAX)
-        .with_scheduler(SimpleScheduler)
-        .run(rules::rules());
+    let runner = saturate(built.egraph, limits);
     let mut applied: BTreeMap<String, usize> = BTreeMap::new();
     for iteration in &runner.iterations {
         for (rule, n) in &iteration.applied {
@@ -242,6 +234,19 @@ pub fn fuse_function_with(
         hit_limit,
     };
     Some((fused, report))
+}
+
+/// Run every rule on `egraph` until it saturates or reaches `limits`.
+fn saturate(egraph: TileGraph, limits: Limits) -> Runner<TileNode, TileAnalysis> {
+    Runner::new(TileAnalysis::default())
+        .with_egraph(egraph)
+        .with_iter_limit(limits.iterations)
+        .with_node_limit(limits.nodes)
+        // Only the node and iteration limits bound the run: a time limit would make the output
+        // depend on the machine's speed.
+        .with_time_limit(Duration::MAX)
+        .with_scheduler(SimpleScheduler)
+        .run(rules::rules())
 }
 
 /// The function the extraction describes, in its order, with `func`'s names, locations and

@@ -300,6 +300,25 @@ impl Dag {
 /// `None` if some root has no acyclic derivation, which the rules never cause: every class holding
 /// an original op keeps that op admissible.
 pub fn extract(egraph: &TileGraph, roots: &[Id], origins: &[Origin]) -> Option<Extraction> {
+    extract_from(egraph, roots, origins, Start::Estimate)
+}
+
+/// Where the local search starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// The amortised bottom-up estimate (what the pass uses).
+    Estimate,
+    /// The input program: each class's original op where it has one.
+    Input,
+}
+
+/// [`extract`], with the local search starting from `start`.
+pub fn extract_from(
+    egraph: &TileGraph,
+    roots: &[Id],
+    origins: &[Origin],
+    start: Start,
+) -> Option<Extraction> {
     let mut class_ids: Vec<Id> = egraph.classes().map(|c| c.id).collect();
     class_ids.sort();
     let max_id = class_ids.iter().map(|&i| usize::from(i)).max().unwrap_or(0);
@@ -434,9 +453,19 @@ pub fn extract(egraph: &TileGraph, roots: &[Id], origins: &[Origin]) -> Option<E
         let mut cands: Vec<u32> = list.iter().map(|&(_, n)| n).collect();
         cands.sort_by_key(|&n| (Some(n) != pref, n));
         let best = list.iter().copied().min_by(|x, y| {
-            x.0.total_cmp(&y.0)
-                .then_with(|| (Some(x.1) != pref).cmp(&(Some(y.1) != pref)))
-                .then(x.1.cmp(&y.1))
+            let key = |n: u32| {
+                (
+                    start == Start::Estimate || Some(n) != pref,
+                    Some(n) != pref,
+                    n,
+                )
+            };
+            let (kx, ky) = (key(x.1), key(y.1));
+            // With `Start::Input` the original wins outright; otherwise the estimate decides.
+            (kx.0.cmp(&ky.0))
+                .then_with(|| x.0.total_cmp(&y.0))
+                .then(kx.1.cmp(&ky.1))
+                .then(kx.2.cmp(&ky.2))
         });
         if let Some((est, n)) = best {
             estimate[c] = est;

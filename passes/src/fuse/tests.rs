@@ -448,6 +448,61 @@ fn a_broadcast_with_two_consumers_fuses_into_both() {
 }
 
 #[test]
+fn a_broadcast_of_a_costly_vector_fuses_into_all_three_consumers() {
+    // The vector's only user is the broadcast, so the amortised first guess keeps the broadcast;
+    // moving all three users at once removes it.
+    let mut b = Builder::new();
+    let x = b.arg("x", full());
+    let e = b.op("texp", &[x], full(), "e");
+    let s = b.op("trowsum", &[e], row(), "s");
+    let es = b.op("trowexpand", &[s], full(), "es");
+    let r1 = b.op("tadd", &[x, es], full(), "r1");
+    let r2 = b.op("tmul", &[r1, es], full(), "r2");
+    let r3 = b.op("tmax", &[es, r2], full(), "r3");
+    let mut f = b.ret(&[r3]);
+    run(&mut f);
+    assert_eq!(
+        mnemonics(&f),
+        [
+            "texp",
+            "trowsum",
+            "trowexpandadd",
+            "trowexpandmul",
+            "trowexpandmax"
+        ]
+    );
+}
+
+/// Saturate `f` and extract starting from the input program itself.
+fn fuse_from_input(f: &Function) -> Function {
+    let built = build(f).expect("representable");
+    let runner = saturate(built.egraph, Limits::for_size(f.ops.len()));
+    let start = extract::Start::Input;
+    let x = extract::extract_from(&runner.egraph, &built.roots, &built.origins, start)
+        .expect("extractable");
+    rebuild(f, &runner.egraph, &built.class_of, &x).expect("rebuilt")
+}
+
+#[test]
+fn from_the_input_program_all_users_of_a_broadcast_move_together() {
+    // Moving either user alone saves nothing (the broadcast stays for the other); only moving
+    // both at once removes it.
+    assert_eq!(
+        mnemonics(&fuse_from_input(&clamp(false))),
+        ["trowexpandmax", "trowexpandmin"]
+    );
+    assert_eq!(
+        mnemonics(&fuse_from_input(&clamp(true))),
+        ["trowexpand", "tmax", "tmin"]
+    );
+    // From either start, the same program.
+    let mut f = synth::kernel(17 * 10);
+    let from_input = dump(&fuse_from_input(&f));
+    run(&mut f);
+    assert!(dump(&f) == from_input);
+}
+
+#[test]
 fn a_broadcast_needed_anyway_stays_shared() {
     // The expand is also a result, so fusing its consumers saves nothing: keep the program.
     let mut f = clamp(true);
