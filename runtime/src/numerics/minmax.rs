@@ -13,15 +13,13 @@ pub enum Pick {
     Min,
 }
 
-/// Total order key of a non-NaN float: negative values bit-inverted, positive with the sign set.
+/// Total order key of a non-NaN float: negative values bit-inverted, positive with the sign set
+/// (branch-free: XOR with the whole carrier mask when negative, with the sign bit otherwise).
 #[inline(always)]
 fn order_key(fmt: &Format, bits: u64) -> u64 {
     let bits = bits & fmt.carrier_mask();
-    if bits & fmt.sign_bit() != 0 {
-        !bits & fmt.carrier_mask()
-    } else {
-        bits | fmt.sign_bit()
-    }
+    let negative = 0u64.wrapping_sub((bits & fmt.sign_bit() != 0) as u64);
+    bits ^ (fmt.sign_bit() | (negative & fmt.carrier_mask()))
 }
 
 #[inline(always)]
