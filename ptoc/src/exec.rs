@@ -12,7 +12,6 @@ use ptoc_runtime::numerics::Flags;
 use ptoc_runtime::{evaluate_with_flags, Fault, Machine, Tile};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use serde_json::{json, Value};
 
 /// What a run produced: the fault (if any), the sticky flags and each result tile.
 #[derive(Debug)]
@@ -91,53 +90,72 @@ fn hex(dtype: DataType, bits: u64) -> String {
     )
 }
 
-/// The run as the JSON object of design note §5.
-pub fn run_json(kernel: &Kernel, run: &Run) -> Value {
-    let mut out = json!({
-        "kernel": kernel.name,
-        "status": if run.fault.is_some() { "fault" } else { "ok" },
-        "flags": format!("0x{:02x}", run.flags),
-    });
-    if let Some(fault) = &run.fault {
-        out["fault"] = json!({
-            "class": fault.class.name(),
-            "bundle": fault.bundle,
-            "message": fault.message,
-        });
-    }
-    let results: Vec<Value> = kernel
-        .meta
-        .results
-        .iter()
-        .zip(&run.results)
-        .map(|(meta, tile)| {
-            let elements: Vec<Value> = tile
-                .elements
-                .iter()
-                .zip(&tile.defined)
-                .map(|(&bits, &defined)| {
-                    if defined {
-                        Value::String(hex(tile.dtype, bits))
-                    } else {
-                        Value::Null
-                    }
-                })
-                .collect();
-            json!({
-                "name": meta.name,
-                "register": meta.register.to_string(),
-                "dtype": tile.dtype.name(),
-                "rows": tile.rows,
-                "cols": tile.cols,
-                "valid_rows": tile.valid_rows,
-                "valid_cols": tile.valid_cols,
-                "size_code": meta.size_code.code(),
-                "elements": elements,
+/// The JSON report of a run (design note §5); fields serialise in this order.
+#[derive(Debug, serde::Serialize)]
+pub struct RunReport {
+    pub kernel: String,
+    pub status: &'static str,
+    pub flags: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault: Option<FaultReport>,
+    pub results: Vec<ResultReport>,
+}
+
+#[derive(Debug, serde::Serialize)]
+pub struct FaultReport {
+    pub class: &'static str,
+    pub bundle: usize,
+    pub message: String,
+}
+
+/// One result tile: the whole physical tile row-major, `null` where undefined.
+#[derive(Debug, serde::Serialize)]
+pub struct ResultReport {
+    pub name: String,
+    pub register: String,
+    pub dtype: &'static str,
+    pub rows: u32,
+    pub cols: u32,
+    pub valid_rows: u32,
+    pub valid_cols: u32,
+    pub size_code: u32,
+    pub elements: Vec<Option<String>>,
+}
+
+/// The run as the JSON report of design note §5.
+pub fn run_report(kernel: &Kernel, run: &Run) -> RunReport {
+    RunReport {
+        kernel: kernel.name.clone(),
+        status: if run.fault.is_some() { "fault" } else { "ok" },
+        flags: format!("0x{:02x}", run.flags),
+        fault: run.fault.as_ref().map(|f| FaultReport {
+            class: f.class.name(),
+            bundle: f.bundle,
+            message: f.message.clone(),
+        }),
+        results: kernel
+            .meta
+            .results
+            .iter()
+            .zip(&run.results)
+            .map(|(meta, tile)| ResultReport {
+                name: meta.name.clone(),
+                register: meta.register.to_string(),
+                dtype: tile.dtype.name(),
+                rows: tile.rows,
+                cols: tile.cols,
+                valid_rows: tile.valid_rows,
+                valid_cols: tile.valid_cols,
+                size_code: meta.size_code.code(),
+                elements: tile
+                    .elements
+                    .iter()
+                    .zip(&tile.defined)
+                    .map(|(&bits, &defined)| defined.then(|| hex(tile.dtype, bits)))
+                    .collect(),
             })
-        })
-        .collect();
-    out["results"] = Value::Array(results);
-    out
+            .collect(),
+    }
 }
 
 /// One element as a person reads it: a number (through the float formats' exact value) and, for

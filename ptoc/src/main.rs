@@ -423,7 +423,10 @@ fn run_kernel(
         }
     }
     let text = match format {
-        RunFormat::Json => format!("{}\n", exec::run_json(kernel, &run)),
+        RunFormat::Json => match serde_json::to_string(&exec::run_report(kernel, &run)) {
+            Ok(json) => json + "\n",
+            Err(e) => return Err(format!("error: cannot write the JSON report: {e}")),
+        },
         RunFormat::Text => exec::run_text(kernel, &run),
     };
     write_output(None, text.as_bytes())?;
