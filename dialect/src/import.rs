@@ -289,6 +289,17 @@ fn import_op(
         .result(0)
         .map_err(|e| Diagnostic::error(loc.clone(), e.to_string()))?;
     let ty = tile_type(result.r#type(), &loc, &format!("the result of '{name}'"))?;
+    // pto ops carry only pto.* attributes (allocation results); anything else would be lost.
+    if let Some((other, _)) = op
+        .attributes()
+        .find(|(n, _)| !n.as_string_ref().as_str().unwrap_or("").starts_with("pto."))
+    {
+        let other = other.as_string_ref().as_str().unwrap_or("").to_string();
+        return Err(Diagnostic::error(
+            loc,
+            format!("'{name}' has no attribute '{other}'; pto ops take only pto.* attributes such as pto.dst"),
+        ));
+    }
     let mut errors = Vec::new();
     let attrs = pto_attrs(op.attributes(), &loc, &mut errors);
     if let Some(e) = errors.pop() {

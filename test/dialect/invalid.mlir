@@ -110,3 +110,11 @@ func.func @float_attribute(%x: !pto.tile<16x64xf32>) -> !pto.tile<16x64xf32> {
   %e = "pto.texp"(%x) {pto.rows = 1.5} : (!pto.tile<16x64xf32>) -> !pto.tile<16x64xf32>
   return %e : !pto.tile<16x64xf32>
 }
+
+// -----
+
+func.func @foreign_attribute(%x: !pto.tile<16x64xf32>) -> !pto.tile<16x64xf32> {
+  // expected-error@+1 {{'pto.texp' has no attribute 'note'; pto ops take only pto.* attributes such as pto.dst}}
+  %e = "pto.texp"(%x) {note = "hi"} : (!pto.tile<16x64xf32>) -> !pto.tile<16x64xf32>
+  return %e : !pto.tile<16x64xf32>
+}
