@@ -147,11 +147,8 @@ pub fn run_report(kernel: &Kernel, run: &Run) -> RunReport {
                 valid_rows: tile.valid_rows,
                 valid_cols: tile.valid_cols,
                 size_code: meta.size_code.code(),
-                elements: tile
-                    .elements
-                    .iter()
-                    .zip(&tile.defined)
-                    .map(|(&bits, &defined)| defined.then(|| hex(tile.dtype, bits)))
+                elements: (0..tile.len())
+                    .map(|i| tile.is_defined(i).then(|| hex(tile.dtype, tile.bits(i))))
                     .collect(),
             })
             .collect(),
@@ -208,7 +205,7 @@ pub fn run_text(kernel: &Kernel, run: &Run) -> String {
         ));
         for r in 0..tile.valid_rows as usize {
             let row: Vec<String> = (0..tile.valid_cols as usize)
-                .map(|c| format_element(tile.dtype, tile.elements[tile.index(r, c)]))
+                .map(|c| format_element(tile.dtype, tile.bits(tile.index(r, c))))
                 .collect();
             out.push_str(&format!("  [{}]\n", row.join(", ")));
         }
@@ -383,17 +380,17 @@ fn compare(
         for r in 0..want.rows.min(got.rows) as usize {
             for c in 0..want.cols.min(got.cols) as usize {
                 let (g, w) = (got.index(r, c), want.index(r, c));
-                let same = match (got.defined[g], want.defined[w]) {
-                    (true, true) => got.elements[g] == want.elements[w],
+                let same = match (got.is_defined(g), want.is_defined(w)) {
+                    (true, true) => got.bits(g) == want.bits(w),
                     (d1, d2) => d1 == d2,
                 };
                 if !same {
                     let show = |t: &Tile, k: usize| {
-                        if t.defined[k] {
+                        if t.is_defined(k) {
                             format!(
                                 "{} ({})",
-                                hex(t.dtype, t.elements[k]),
-                                format_element(t.dtype, t.elements[k])
+                                hex(t.dtype, t.bits(k)),
+                                format_element(t.dtype, t.bits(k))
                             )
                         } else {
                             "undefined".to_string()

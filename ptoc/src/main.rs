@@ -415,7 +415,7 @@ fn run_kernel(
         for (meta, tile) in kernel.meta.results.iter().zip(&run.results) {
             let valid: Vec<u64> = (0..tile.valid_rows as usize)
                 .flat_map(|r| (0..tile.valid_cols as usize).map(move |c| (r, c)))
-                .map(|(r, c)| tile.elements[tile.index(r, c)])
+                .map(|(r, c)| tile.bits(tile.index(r, c)))
                 .collect();
             let bytes = npy::write_output(tile.dtype, tile.valid_rows, tile.valid_cols, &valid)
                 .map_err(|e| format!("error: {e}"))?;

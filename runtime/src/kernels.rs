@@ -5,26 +5,46 @@
 //! (types, geometry, definedness); the loops only index through checked row slices and report a
 //! [`KernelError`] instead of panicking if a view is too small.
 
+use crate::elements::{Carrier, Elements};
 use crate::numerics::format::format_of;
-use crate::numerics::lane::{with_lane, Lane, LaneVisitor};
+use crate::numerics::lane::{lane_fn, with_lane, Lane, LaneVisitor};
+use crate::numerics::minmax::Pick;
 use crate::numerics::reduce::fold;
 use crate::numerics::{exp, Flags};
-use ptoc_isa::{Axis, DataType, ElementOp, OpKind};
+use ptoc_isa::{Axis, DataType, ElementOp, OpKind, Reduction};
 
-/// A read-only row-major view of a tile's carriers.
+/// A read-only row-major view of a tile's elements, at whatever width they are stored.
 #[derive(Clone, Copy, Debug)]
 pub struct View<'a> {
-    pub elements: &'a [u64],
+    pub elements: &'a Elements,
     /// Row stride (the physical column count).
     pub cols: usize,
 }
 
 impl<'a> View<'a> {
-    pub fn new(elements: &'a [u64], cols: usize) -> View<'a> {
+    pub fn new(elements: &'a Elements, cols: usize) -> View<'a> {
         View { elements, cols }
     }
 
-    fn row(&self, r: usize, len: usize) -> Result<&'a [u64], KernelError> {
+    /// The same view on carriers of type `C` (an error if the elements are stored otherwise).
+    fn rows<C: Carrier>(&self) -> Result<Rows<'a, C>, KernelError> {
+        let elements = C::slice(self.elements).ok_or(KernelError::Width)?;
+        Ok(Rows {
+            elements,
+            cols: self.cols,
+        })
+    }
+}
+
+/// A [`View`] at a known carrier width: checked row slices for the element loops.
+#[derive(Clone, Copy)]
+struct Rows<'a, C> {
+    elements: &'a [C],
+    cols: usize,
+}
+
+impl<'a, C: Carrier> Rows<'a, C> {
+    fn row(&self, r: usize, len: usize) -> Result<&'a [C], KernelError> {
         let start = r * self.cols;
         self.elements
             .get(start..start + len)
@@ -32,7 +52,7 @@ impl<'a> View<'a> {
             .ok_or(KernelError::Geometry)
     }
 
-    fn at(&self, r: usize, c: usize) -> Result<u64, KernelError> {
+    fn at(&self, r: usize, c: usize) -> Result<C, KernelError> {
         self.row(r, c + 1).map(|row| row[c])
     }
 }
@@ -45,6 +65,8 @@ pub enum KernelError {
     Unsupported { op: OpKind, dtype: DataType },
     #[error("an operand is smaller than the iteration domain")]
     Geometry,
+    #[error("an operand is not stored at its type's width")]
+    Width,
     #[error("wrong number of sources for {0:?}")]
     Arity(OpKind),
 }
@@ -61,7 +83,7 @@ pub struct Job<'a, 'o> {
     /// The destination type (differs from `src_type` only for mixed EXPDIF and ARG reductions).
     pub dst_type: DataType,
     pub sources: &'a [View<'a>],
-    pub out: &'o mut [u64],
+    pub out: &'o mut Elements,
     pub out_cols: usize,
     pub domain: (usize, usize),
 }
@@ -77,19 +99,39 @@ pub fn first_zero_divisor(job: &Job) -> Result<Option<(usize, usize)>, KernelErr
         return Ok(None);
     }
     let divisor = *job.sources.get(1).ok_or(KernelError::Arity(job.kind))?;
-    let mask = job.src_type.carrier_mask();
     let (vr, vc) = job.domain;
     let (rows, cols) = match op {
         None => (vr, vc),
         Some(Axis::Row) => (vr, 1),
         Some(Axis::Col) => (1, vc),
     };
-    for r in 0..rows {
-        if let Some(c) = divisor.row(r, cols)?.iter().position(|&d| d & mask == 0) {
-            return Ok(Some((r, c)));
+    let search = ZeroSearch {
+        divisor,
+        rows,
+        cols,
+    };
+    with_lane(job.src_type, search).unwrap_or(Ok(None))
+}
+
+/// The zero-divisor scan at the divisor type's carrier width.
+struct ZeroSearch<'a> {
+    divisor: View<'a>,
+    rows: usize,
+    cols: usize,
+}
+
+impl LaneVisitor for ZeroSearch<'_> {
+    type Output = Result<Option<(usize, usize)>, KernelError>;
+    fn visit<L: Lane>(self) -> Self::Output {
+        let divisor = self.divisor.rows::<L::Carrier>()?;
+        for r in 0..self.rows {
+            let row = divisor.row(r, self.cols)?;
+            if let Some(c) = row.iter().position(|&d| L::is_int_zero(d.bits())) {
+                return Ok(Some((r, c)));
+            }
         }
+        Ok(None)
     }
-    Ok(None)
 }
 
 /// Run the job; returns the OR of every element's status flags.
@@ -101,76 +143,76 @@ pub fn execute(job: Job) -> Result<Flags, KernelError> {
         op: job.kind,
         dtype: job.src_type,
     };
-    match job.kind {
-        OpKind::Exp => {
-            let fmt = format_of(job.src_type).ok_or(unsupported)?;
-            map_unary(job, |a| exp::exp(fmt, a))
-        }
-        OpKind::Binary(ElementOp::ExpDif) | OpKind::Expand(_, Some(ElementOp::ExpDif)) => {
-            let (src, dst) = (job.src_type, job.dst_type);
-            if !ptoc_isa::dtype::EXPDIF_PAIRS.contains(&(src, dst)) {
-                return Err(unsupported);
-            }
-            match format_of(src) {
-                Some(fmt) if src == dst => map_binary(job, |a, b| exp::expdif_same(fmt, a, b)),
-                _ => map_binary(job, move |a, b| exp::expdif_widening(src, a, b)),
-            }
-        }
-        OpKind::Expand(axis, None) => copy_broadcast(job, axis),
-        _ => with_lane(job.src_type, LaneJob(job)).unwrap_or(Err(unsupported)),
-    }
+    with_lane(job.src_type, LaneJob(job)).unwrap_or(Err(unsupported))
 }
 
+/// A job at its source type's lane: every op runs on native carriers. Element functions on
+/// `u64` bits ([`Lane::add`], [`exp::exp`], …) are adapted with [`on_bits`]; MAX/MIN use the
+/// lane's branch-free native [`Lane::pick`], so those loops vectorise.
 struct LaneJob<'a, 'o>(Job<'a, 'o>);
 
 impl LaneVisitor for LaneJob<'_, '_> {
     type Output = Result<Flags, KernelError>;
     fn visit<L: Lane>(self) -> Self::Output {
         let job = self.0;
-        macro_rules! with_op {
-            ($op:expr, |$f:ident| $body:expr) => {
-                match $op {
-                    ElementOp::Add => {
-                        let $f = L::add;
-                        $body
-                    }
-                    ElementOp::Sub => {
-                        let $f = L::sub;
-                        $body
-                    }
-                    ElementOp::Mul => {
-                        let $f = L::mul;
-                        $body
-                    }
-                    ElementOp::Div => {
-                        let $f = L::div;
-                        $body
-                    }
-                    ElementOp::Max => {
-                        let $f = L::max;
-                        $body
-                    }
-                    ElementOp::Min => {
-                        let $f = L::min;
-                        $body
-                    }
-                    ElementOp::ExpDif => Err(KernelError::Unsupported {
-                        op: job.kind,
-                        dtype: job.src_type,
-                    }),
-                }
-            };
-        }
+        let unsupported = KernelError::Unsupported {
+            op: job.kind,
+            dtype: job.src_type,
+        };
+        let (src, dst) = (job.src_type, job.dst_type);
         match job.kind {
-            OpKind::Binary(op) | OpKind::Expand(_, Some(op)) => {
-                with_op!(op, |f| map_binary(job, f))
+            OpKind::Exp => {
+                let fmt = format_of(src).ok_or(unsupported)?;
+                map_unary(job, |a: L::Carrier| {
+                    let (v, flags) = exp::exp(fmt, a.bits());
+                    (Carrier::from_bits(v), flags)
+                })
             }
-            OpKind::Reduce(axis, red) => reduce::<L>(job, axis, red),
-            OpKind::Expand(_, None) | OpKind::Exp => Err(KernelError::Unsupported {
-                op: job.kind,
-                dtype: job.src_type,
-            }),
+            OpKind::Binary(ElementOp::ExpDif) | OpKind::Expand(_, Some(ElementOp::ExpDif)) => {
+                if !ptoc_isa::dtype::EXPDIF_PAIRS.contains(&(src, dst)) {
+                    return Err(unsupported);
+                }
+                match format_of(src) {
+                    Some(fmt) if src == dst => map_binary::<L::Carrier, L::Carrier>(
+                        job,
+                        on_bits(|a, b| exp::expdif_same(fmt, a, b)),
+                    ),
+                    // Every widening pair produces FP32.
+                    _ => map_binary::<L::Carrier, u32>(
+                        job,
+                        on_bits(move |a, b| exp::expdif_widening(src, a, b)),
+                    ),
+                }
+            }
+            OpKind::Expand(axis, None) => copy_broadcast::<L::Carrier>(job, axis),
+            OpKind::Binary(ElementOp::Max) | OpKind::Expand(_, Some(ElementOp::Max)) => {
+                map_binary(job, |a, b| L::pick(Pick::Max, a, b))
+            }
+            OpKind::Binary(ElementOp::Min) | OpKind::Expand(_, Some(ElementOp::Min)) => {
+                map_binary(job, |a, b| L::pick(Pick::Min, a, b))
+            }
+            OpKind::Binary(op) | OpKind::Expand(_, Some(op)) => {
+                let f = lane_fn::<L>(op).ok_or(unsupported)?;
+                map_binary::<L::Carrier, L::Carrier>(job, on_bits(f))
+            }
+            // ARG results are U32 or S32 carriers; the other reductions keep the source type.
+            OpKind::Reduce(axis, red) if matches!(red, Reduction::ArgMax | Reduction::ArgMin) => {
+                reduce::<L, u32>(job, axis, red)
+            }
+            OpKind::Reduce(axis, red) => reduce::<L, L::Carrier>(job, axis, red),
         }
+    }
+}
+
+/// An element function on zero-extended `u64` bits as one on carriers (`S` in, `D` out; the
+/// result is cut to `D`'s width, which holds it).
+#[inline(always)]
+fn on_bits<S: Carrier, D: Carrier>(
+    f: impl Fn(u64, u64) -> (u64, Flags),
+) -> impl Fn(S, S) -> (D, Flags) {
+    move |a, b| {
+        let (v, flags) = f(a.bits(), b.bits());
+        (D::from_bits(v), flags)
     }
 }
 
@@ -182,81 +224,96 @@ fn expect_sources(job: &Job, count: usize) -> Result<(), KernelError> {
     }
 }
 
+/// Output rows of the destination, at carrier width `D`.
+struct OutRows<'o, D> {
+    elements: &'o mut [D],
+    cols: usize,
+}
+
+impl<'o, D: Carrier> OutRows<'o, D> {
+    fn of(job: &'o mut Job) -> Result<OutRows<'o, D>, KernelError> {
+        let elements = D::slice_mut(job.out).ok_or(KernelError::Width)?;
+        Ok(OutRows {
+            elements,
+            cols: job.out_cols,
+        })
+    }
+
+    fn row(&mut self, r: usize, len: usize) -> Result<&mut [D], KernelError> {
+        let start = r * self.cols;
+        if len > self.cols {
+            return Err(KernelError::Geometry);
+        }
+        self.elements
+            .get_mut(start..start + len)
+            .ok_or(KernelError::Geometry)
+    }
+}
+
+/// Write `values` into `out` element by element; returns the OR of their flags.
+#[inline(always)]
+fn write_row<D: Carrier>(out: &mut [D], values: impl Iterator<Item = (D, Flags)>) -> Flags {
+    let mut flags = 0;
+    for (d, (v, f)) in out.iter_mut().zip(values) {
+        *d = v;
+        flags |= f;
+    }
+    flags
+}
+
 /// `out[r][c] = f(src[r][c])` over the domain.
-fn map_unary(job: Job, f: impl Fn(u64) -> (u64, Flags)) -> Result<Flags, KernelError> {
+fn map_unary<C: Carrier>(mut job: Job, f: impl Fn(C) -> (C, Flags)) -> Result<Flags, KernelError> {
     expect_sources(&job, 1)?;
     let (vr, vc) = job.domain;
-    let src = job.sources[0];
+    let src = job.sources[0].rows::<C>()?;
+    let mut out = OutRows::of(&mut job)?;
     let mut flags = 0;
     for r in 0..vr {
         let s = src.row(r, vc)?;
-        let o = out_row(job.out, job.out_cols, r, vc)?;
-        for (d, &x) in o.iter_mut().zip(s) {
-            let (v, fl) = f(x);
-            *d = v;
-            flags |= fl;
-        }
+        flags |= write_row(out.row(r, vc)?, s.iter().map(|&x| f(x)));
     }
     Ok(flags)
 }
 
-fn out_row(out: &mut [u64], cols: usize, r: usize, len: usize) -> Result<&mut [u64], KernelError> {
-    let start = r * cols;
-    if len > cols {
-        return Err(KernelError::Geometry);
-    }
-    out.get_mut(start..start + len).ok_or(KernelError::Geometry)
-}
-
 /// Binary and expand ops: `out[r][c] = f(a[r][c], b)` with `b` the second source at `[r][c]`
 /// (binary), `[r][0]` (row expand) or `[0][c]` (column expand).
-fn map_binary(job: Job, f: impl Fn(u64, u64) -> (u64, Flags)) -> Result<Flags, KernelError> {
+fn map_binary<S: Carrier, D: Carrier>(
+    mut job: Job,
+    f: impl Fn(S, S) -> (D, Flags),
+) -> Result<Flags, KernelError> {
     expect_sources(&job, 2)?;
     let (vr, vc) = job.domain;
-    let (a, b) = (job.sources[0], job.sources[1]);
+    let (a, b) = (job.sources[0].rows::<S>()?, job.sources[1].rows::<S>()?);
+    let kind = job.kind;
+    let mut out = OutRows::of(&mut job)?;
     let mut flags = 0;
-    let col_bcast = match job.kind {
+    let col_bcast = match kind {
         OpKind::Expand(Axis::Col, _) => Some(b.row(0, vc)?),
         _ => None,
     };
     for r in 0..vr {
         let s = a.row(r, vc)?;
-        let o = out_row(job.out, job.out_cols, r, vc)?;
-        match (job.kind, col_bcast) {
+        let o = out.row(r, vc)?;
+        flags |= match (kind, col_bcast) {
             (OpKind::Expand(Axis::Row, _), _) => {
                 let x = b.at(r, 0)?;
-                for (d, &y) in o.iter_mut().zip(s) {
-                    let (v, fl) = f(y, x);
-                    *d = v;
-                    flags |= fl;
-                }
+                write_row(o, s.iter().map(|&y| f(y, x)))
             }
-            (_, Some(brow)) => {
-                for ((d, &y), &x) in o.iter_mut().zip(s).zip(brow) {
-                    let (v, fl) = f(y, x);
-                    *d = v;
-                    flags |= fl;
-                }
-            }
-            _ => {
-                for ((d, &y), &x) in o.iter_mut().zip(s).zip(b.row(r, vc)?) {
-                    let (v, fl) = f(y, x);
-                    *d = v;
-                    flags |= fl;
-                }
-            }
-        }
+            (_, Some(brow)) => write_row(o, s.iter().zip(brow).map(|(&y, &x)| f(y, x))),
+            _ => write_row(o, s.iter().zip(b.row(r, vc)?).map(|(&y, &x)| f(y, x))),
+        };
     }
     Ok(flags)
 }
 
 /// TROWEXPAND/TCOLEXPAND: bit copies of the broadcast source, no status.
-fn copy_broadcast(job: Job, axis: Axis) -> Result<Flags, KernelError> {
+fn copy_broadcast<C: Carrier>(mut job: Job, axis: Axis) -> Result<Flags, KernelError> {
     expect_sources(&job, 1)?;
     let (vr, vc) = job.domain;
-    let b = job.sources[0];
+    let b = job.sources[0].rows::<C>()?;
+    let mut out = OutRows::of(&mut job)?;
     for r in 0..vr {
-        let o = out_row(job.out, job.out_cols, r, vc)?;
+        let o = out.row(r, vc)?;
         match axis {
             Axis::Row => o.fill(b.at(r, 0)?),
             Axis::Col => o.copy_from_slice(b.row(0, vc)?),
@@ -265,16 +322,23 @@ fn copy_broadcast(job: Job, axis: Axis) -> Result<Flags, KernelError> {
     Ok(0)
 }
 
-fn reduce<L: Lane>(job: Job, axis: Axis, red: ptoc_isa::Reduction) -> Result<Flags, KernelError> {
+/// Reductions fold zero-extended bits (the ordered folds of [`fold`]) and store the result at
+/// the destination's carrier width `D`.
+fn reduce<L: Lane, D: Carrier>(
+    mut job: Job,
+    axis: Axis,
+    red: Reduction,
+) -> Result<Flags, KernelError> {
     expect_sources(&job, 1)?;
     let (vr, vc) = job.domain;
-    let src = job.sources[0];
+    let src = job.sources[0].rows::<L::Carrier>()?;
+    let mut out = OutRows::<D>::of(&mut job)?;
     let mut flags = 0;
     match axis {
         Axis::Row => {
             for r in 0..vr {
-                let (v, fl) = fold::<L>(red, src.row(r, vc)?.iter().copied());
-                out_row(job.out, job.out_cols, r, 1)?[0] = v;
+                let (v, fl) = fold::<L>(red, src.row(r, vc)?.iter().map(|x| x.bits()));
+                out.row(r, 1)?[0] = D::from_bits(v);
                 flags |= fl;
             }
         }
@@ -283,11 +347,11 @@ fn reduce<L: Lane>(job: Job, axis: Axis, red: ptoc_isa::Reduction) -> Result<Fla
             if vr > 0 {
                 src.row(vr - 1, vc)?;
             }
-            let o = out_row(job.out, job.out_cols, 0, vc)?;
+            let o = out.row(0, vc)?;
             for (c, d) in o.iter_mut().enumerate() {
-                let column = (0..vr).map(|r| src.elements[r * src.cols + c]);
+                let column = (0..vr).map(|r| src.elements[r * src.cols + c].bits());
                 let (v, fl) = fold::<L>(red, column);
-                *d = v;
+                *d = D::from_bits(v);
                 flags |= fl;
             }
         }

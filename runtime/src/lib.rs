@@ -18,6 +18,7 @@
 //! - A selector the decoder accepts but the catalogue lacks (e.g. TSEL) faults at commit with
 //!   Fault_IllegalInstruction (facts §3.5 step 2).
 
+pub mod elements;
 pub mod kernels;
 pub mod numerics;
 pub mod tile;

@@ -9,6 +9,7 @@
 //! Any fault publishes nothing: every tile and flag stays as it was before the bundle.
 
 use crate::bundle::{Block, GPR_COUNT};
+use crate::elements::{Definedness, Elements};
 use crate::kernels::{self, first_zero_divisor, Job, View};
 use crate::numerics::Flags;
 use crate::tile::Tile;
@@ -162,8 +163,7 @@ impl Machine {
         }
         tile.size_code = Some(size);
         // Only the element width is significant (facts §1.7): drop anything above it.
-        let width = tile.dtype.carrier_mask();
-        tile.elements.iter_mut().for_each(|e| *e &= width);
+        tile.drop_bits_above_width();
         self.regs[reg.index() as usize] = Some(Slot { tile, mask });
         Ok(())
     }
@@ -433,7 +433,7 @@ impl Machine {
             src_type,
             dst_type: src_type,
             sources: &views,
-            out: &mut [],
+            out: &mut Elements::B8(Vec::new()),
             out_cols: 0,
             domain,
         };
@@ -585,20 +585,21 @@ impl Machine {
     }
 }
 
-/// Mark the valid rectangle defined and fill the padding per the pad value (facts §4).
+/// Mark the valid rectangle defined and fill the padding per the pad value (facts §4), writing
+/// only the padding: one row-wise fill per row, and uniform definedness unless a Null pad leaves
+/// the padding undefined.
 pub fn publish_padding(tile: &mut Tile, pad: PadValue) {
     let pad_bits = tile.dtype.pad_bits(pad);
     let (vr, vc) = (tile.valid_rows as usize, tile.valid_cols as usize);
     let cols = tile.cols as usize;
-    let rows = tile
-        .elements
-        .chunks_mut(cols)
-        .zip(tile.defined.chunks_mut(cols));
-    for (r, (elements, defined)) in rows.enumerate() {
-        let start = if r < vr { vc } else { 0 };
-        defined[..start].fill(true);
-        elements[start..].fill(pad_bits.unwrap_or(0));
-        defined[start..].fill(pad_bits.is_some());
+    let padding =
+        (0..tile.rows as usize).map(|r| r * cols + if r < vr { vc } else { 0 }..(r + 1) * cols);
+    tile.defined = Definedness::uniform(tile.len(), true);
+    for range in padding {
+        tile.elements.fill(range.clone(), pad_bits.unwrap_or(0));
+        if pad_bits.is_none() {
+            tile.defined.set_range(range, false);
+        }
     }
 }
 

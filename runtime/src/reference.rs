@@ -71,8 +71,7 @@ pub fn evaluate_with_flags(func: &Function, args: &[Tile]) -> Result<Evaluation,
         }
         tile.check_consistent().map_err(|e| arg_err(e.0))?;
         let mut tile = tile.clone();
-        let width = tile.dtype.carrier_mask();
-        tile.elements.iter_mut().for_each(|e| *e &= width);
+        tile.drop_bits_above_width();
         values[id.0 as usize] = Some(tile);
     }
     let mut flags = 0;

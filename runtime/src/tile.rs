@@ -1,8 +1,11 @@
-//! A tile value: type, geometry, row-major element carriers and per-element definedness.
+//! A tile value: type, geometry, row-major elements and per-element definedness.
 //!
 //! The same [`Tile`] is what the loader places in a register, what the interpreter publishes and
 //! what the reference evaluator takes and returns (facts §3.2: descriptor + payload + defined bits).
+//! Elements are stored at their native width and definedness compactly ([`crate::elements`]);
+//! [`Tile::bits`] and [`Tile::is_defined`] read one element whatever the storage.
 
+use crate::elements::{Definedness, Elements};
 use ptoc_isa::{DataType, SizeCode};
 use std::fmt;
 
@@ -16,10 +19,10 @@ pub struct Tile {
     pub cols: u32,
     pub valid_rows: u32,
     pub valid_cols: u32,
-    /// `rows × cols` carriers, row-major; the low `dtype.bits()` bits are significant.
-    pub elements: Vec<u64>,
+    /// `rows × cols` elements, row-major, at the carrier width of `dtype`.
+    pub elements: Elements,
     /// Definedness of each element.
-    pub defined: Vec<bool>,
+    pub defined: Definedness,
 }
 
 /// A tile shape that cannot exist.
@@ -54,8 +57,8 @@ impl Tile {
             cols,
             valid_rows,
             valid_cols,
-            elements: vec![0; count],
-            defined: vec![false; count],
+            elements: Elements::zeroed(dtype.bits(), count),
+            defined: Definedness::uniform(count, false),
         })
     }
 
@@ -94,11 +97,13 @@ impl Tile {
         for (i, &v) in values.iter().enumerate() {
             self.set(i / vc, i % vc, v);
         }
+        self.defined.compact();
         Ok(self)
     }
 
     /// Check what the public fields must agree on: nonzero dimensions, valid shape within the
-    /// physical one, and element/definedness vectors of `rows × cols` entries.
+    /// physical one, and element/definedness vectors of `rows × cols` entries, the elements at
+    /// the type's carrier width.
     pub fn check_consistent(&self) -> Result<(), ShapeError> {
         let (r, c, vr, vc) = (self.rows, self.cols, self.valid_rows, self.valid_cols);
         if r == 0 || c == 0 || vr == 0 || vc == 0 || vr > r || vc > c {
@@ -110,7 +115,44 @@ impl Tile {
                 "tile {self} needs {count} elements and definedness bits"
             )));
         }
+        let width = Elements::carrier_bits(self.dtype.bits());
+        if self.elements.width() != width {
+            return Err(ShapeError(format!(
+                "tile {self} stores {}-bit elements; {} needs {width}-bit ones",
+                self.elements.width(),
+                self.dtype
+            )));
+        }
         Ok(())
+    }
+
+    /// Number of elements (`rows × cols`).
+    pub fn len(&self) -> usize {
+        self.elements.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.elements.is_empty()
+    }
+
+    /// The bits of element `i` (row-major), defined or not.
+    pub fn bits(&self, i: usize) -> u64 {
+        self.elements.get(i)
+    }
+
+    /// Whether element `i` (row-major) is defined.
+    pub fn is_defined(&self, i: usize) -> bool {
+        self.defined.get(i)
+    }
+
+    /// Drop the bits above the element width (4-bit types keep a byte per element).
+    pub fn drop_bits_above_width(&mut self) {
+        let mask = self.dtype.carrier_mask();
+        if self.elements.width() > self.dtype.bits() {
+            for i in 0..self.len() {
+                self.elements.set(i, self.elements.get(i) & mask);
+            }
+        }
     }
 
     pub fn index(&self, row: usize, col: usize) -> usize {
@@ -123,15 +165,15 @@ impl Tile {
             return None;
         }
         let i = self.index(row, col);
-        self.defined[i].then_some(self.elements[i])
+        self.is_defined(i).then(|| self.bits(i))
     }
 
     /// Set and define one element (ignored outside the physical shape).
     pub fn set(&mut self, row: usize, col: usize, bits: u64) {
         if row < self.rows as usize && col < self.cols as usize {
             let i = self.index(row, col);
-            self.elements[i] = bits & self.dtype.carrier_mask();
-            self.defined[i] = true;
+            self.elements.set(i, bits & self.dtype.carrier_mask());
+            self.defined.set(i, true);
         }
     }
 
@@ -140,7 +182,7 @@ impl Tile {
         let (vr, vc) = (self.valid_rows as usize, self.valid_cols as usize);
         (0..vr).all(|r| {
             let start = self.index(r, 0);
-            self.defined[start..start + vc].iter().all(|&d| d)
+            self.defined.all(start..start + vc)
         })
     }
 
@@ -153,8 +195,8 @@ impl Tile {
         }
         let vc = self.valid_cols as usize;
         (0..self.valid_rows as usize)
-            .flat_map(|r| &self.elements[self.index(r, 0)..self.index(r, 0) + vc])
-            .copied()
+            .flat_map(|r| (0..vc).map(move |c| (r, c)))
+            .map(|(r, c)| self.bits(self.index(r, c)))
             .find(|b| b & low != 0)
     }
 

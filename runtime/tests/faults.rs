@@ -216,7 +216,7 @@ fn tile_legality_operands() {
     let mut m = Machine::new();
     // Undefined source element, wrong source type, invalid TF32 encoding, integer DIV by zero.
     let mut partly = filled(FP32, 1, 4, (2, 3), 0x3F80_0000);
-    partly.defined[5] = false;
+    partly.defined.set(5, false);
     m.load(reg(0), partly).unwrap();
     m.load(reg(1), filled(FP16, 1, 4, (2, 3), 0x3C00)).unwrap();
     m.load(reg(2), filled(TF32, 1, 4, (2, 3), 0x3F80_0001))

@@ -4,13 +4,18 @@
 //! [`with_lane`] is the single `match` from a runtime DataType to its lane.
 
 use super::format::{self, Format};
-use super::minmax::{float_pick, int_pick, Pick};
+use super::minmax::{float_pick, float_pick_in, int_pick, int_pick_in, Pick};
 use super::{float_arith, integer, Flags};
+use crate::elements::Carrier;
 use ptoc_isa::{DataType, ElementOp};
 
 /// The six same-type element operations of one DataType, plus its encoding checks.
 pub trait Lane {
     const DTYPE: DataType;
+    /// How a tile stores this type's elements.
+    type Carrier: Carrier;
+    /// MAX/MIN on the native carrier, branch-free (what [`Lane::max`]/[`Lane::min`] run).
+    fn pick(pick: Pick, a: Self::Carrier, b: Self::Carrier) -> (Self::Carrier, Flags);
     fn add(a: u64, b: u64) -> (u64, Flags);
     fn sub(a: u64, b: u64) -> (u64, Flags);
     fn mul(a: u64, b: u64) -> (u64, Flags);
@@ -24,13 +29,14 @@ pub trait Lane {
 }
 
 macro_rules! float_lane {
-    ($name:ident, $fmt:path, $dt:ident) => {
+    ($name:ident, $fmt:path, $dt:ident, $carrier:ty) => {
         pub struct $name;
         impl $name {
             const FMT: &'static Format = &$fmt;
         }
         impl Lane for $name {
             const DTYPE: DataType = DataType::$dt;
+            type Carrier = $carrier;
             #[inline]
             fn add(a: u64, b: u64) -> (u64, Flags) {
                 float_arith::add(Self::FMT, a, b)
@@ -55,6 +61,10 @@ macro_rules! float_lane {
             fn min(a: u64, b: u64) -> (u64, Flags) {
                 float_pick(Self::FMT, Pick::Min, a, b)
             }
+            #[inline(always)]
+            fn pick(pick: Pick, a: $carrier, b: $carrier) -> ($carrier, Flags) {
+                float_pick_in(Self::FMT, pick, a, b)
+            }
             #[inline]
             fn valid(bits: u64) -> bool {
                 Self::FMT.is_valid_encoding(bits)
@@ -68,10 +78,15 @@ macro_rules! float_lane {
 }
 
 macro_rules! int_lane {
-    ($name:ident, $signed:expr, $bits:expr, $dt:ident) => {
+    ($name:ident, $signed:expr, $bits:expr, $dt:ident, $carrier:ty) => {
         pub struct $name;
         impl Lane for $name {
             const DTYPE: DataType = DataType::$dt;
+            type Carrier = $carrier;
+            #[inline(always)]
+            fn pick(pick: Pick, a: $carrier, b: $carrier) -> ($carrier, Flags) {
+                (int_pick_in($signed, $bits, pick, a, b), 0)
+            }
             #[inline]
             fn add(a: u64, b: u64) -> (u64, Flags) {
                 (integer::add($bits, a, b), 0)
@@ -108,22 +123,22 @@ macro_rules! int_lane {
     };
 }
 
-float_lane!(Fp64, format::FP64, FP64);
-float_lane!(Fp32, format::FP32, FP32);
-float_lane!(Tf32, format::TF32, TF32);
-float_lane!(Hf32, format::HF32, HF32);
-float_lane!(Fp16, format::FP16, FP16);
-float_lane!(Bf16, format::BF16, BF16);
-float_lane!(E4m3, format::E4M3, E4M3);
-float_lane!(E5m2, format::E5M2, E5M2);
-int_lane!(S64, true, 64, S64);
-int_lane!(S32, true, 32, S32);
-int_lane!(S16, true, 16, S16);
-int_lane!(S8, true, 8, S8);
-int_lane!(U64, false, 64, U64);
-int_lane!(U32, false, 32, U32);
-int_lane!(U16, false, 16, U16);
-int_lane!(U8, false, 8, U8);
+float_lane!(Fp64, format::FP64, FP64, u64);
+float_lane!(Fp32, format::FP32, FP32, u32);
+float_lane!(Tf32, format::TF32, TF32, u32);
+float_lane!(Hf32, format::HF32, HF32, u32);
+float_lane!(Fp16, format::FP16, FP16, u16);
+float_lane!(Bf16, format::BF16, BF16, u16);
+float_lane!(E4m3, format::E4M3, E4M3, u8);
+float_lane!(E5m2, format::E5M2, E5M2, u8);
+int_lane!(S64, true, 64, S64, u64);
+int_lane!(S32, true, 32, S32, u32);
+int_lane!(S16, true, 16, S16, u16);
+int_lane!(S8, true, 8, S8, u8);
+int_lane!(U64, false, 64, U64, u64);
+int_lane!(U32, false, 32, U32, u32);
+int_lane!(U16, false, 16, U16, u16);
+int_lane!(U8, false, 8, U8, u8);
 
 /// A same-type element function on raw bits.
 pub type ElementFn = fn(u64, u64) -> (u64, Flags);

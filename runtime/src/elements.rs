@@ -1,0 +1,310 @@
+//! Native-width element storage and compact definedness, the payload of a [`Tile`](crate::Tile).
+//!
+//! Why not one `u64` carrier and one `bool` per element: a 64 KiB S8 tile then takes 576 KiB, and
+//! allocating, writing and reading those bytes dominated the interpreter (page faults on every new
+//! destination). Each element is stored at its DataType's width instead ([`Elements`]; 4-bit types
+//! get a byte each), so a tile holds the bytes the ISA describes and the element loops run on
+//! native lanes that LLVM vectorises. The [`Carrier`] trait is the one generic mechanism over those
+//! widths: loops are written once and monomorphised per width.
+//!
+//! Definedness is almost always uniform (facts §4: a fresh tile is undefined everywhere; publication
+//! defines the valid rectangle, and the padding unless the pad is Null), so [`Definedness`] keeps a
+//! per-element bitset only for the tiles that need one, and compares by meaning, not by shape.
+
+use std::fmt::Debug;
+use std::ops::{BitAnd, BitOr, BitXor, Not, Range};
+
+/// An unsigned integer that stores one element: the element's bits, upper bits zero.
+pub trait Carrier:
+    Copy
+    + Debug
+    + Default
+    + Ord
+    + Send
+    + Sync
+    + 'static
+    + BitAnd<Output = Self>
+    + BitOr<Output = Self>
+    + BitXor<Output = Self>
+    + Not<Output = Self>
+{
+    /// The carrier's width in bits.
+    const BITS: u32;
+    /// The low `Self::BITS` bits of `bits`.
+    fn from_bits(bits: u64) -> Self;
+    /// The carrier's bits, zero-extended.
+    fn bits(self) -> u64;
+    /// The elements as a slice of this carrier, if they are stored at this width.
+    fn slice(elements: &Elements) -> Option<&[Self]>;
+    fn slice_mut(elements: &mut Elements) -> Option<&mut [Self]>;
+}
+
+/// Row-major element storage at one of the four carrier widths.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Elements {
+    B8(Vec<u8>),
+    B16(Vec<u16>),
+    B32(Vec<u32>),
+    B64(Vec<u64>),
+}
+
+macro_rules! carrier {
+    ($t:ty, $variant:ident) => {
+        impl Carrier for $t {
+            const BITS: u32 = <$t>::BITS;
+            #[inline(always)]
+            fn from_bits(bits: u64) -> Self {
+                bits as $t
+            }
+            #[inline(always)]
+            fn bits(self) -> u64 {
+                self as u64
+            }
+            fn slice(elements: &Elements) -> Option<&[Self]> {
+                match elements {
+                    Elements::$variant(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn slice_mut(elements: &mut Elements) -> Option<&mut [Self]> {
+                match elements {
+                    Elements::$variant(v) => Some(v),
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+carrier!(u8, B8);
+carrier!(u16, B16);
+carrier!(u32, B32);
+carrier!(u64, B64);
+
+/// Run `$body` with `$v` bound to the storage vector, whatever its width.
+macro_rules! each_width {
+    ($elements:expr, |$v:ident| $body:expr) => {
+        match $elements {
+            Elements::B8($v) => $body,
+            Elements::B16($v) => $body,
+            Elements::B32($v) => $body,
+            Elements::B64($v) => $body,
+        }
+    };
+}
+
+impl Elements {
+    /// `count` zero elements stored at the carrier width of a `bits`-bit type.
+    pub fn zeroed(bits: u32, count: usize) -> Elements {
+        match Elements::carrier_bits(bits) {
+            8 => Elements::B8(vec![0; count]),
+            16 => Elements::B16(vec![0; count]),
+            32 => Elements::B32(vec![0; count]),
+            _ => Elements::B64(vec![0; count]),
+        }
+    }
+
+    /// The carrier width that stores a `bits`-bit element (at least a byte).
+    pub fn carrier_bits(bits: u32) -> u32 {
+        bits.next_power_of_two().clamp(8, 64)
+    }
+
+    /// The width of the carriers these elements are stored in.
+    pub fn width(&self) -> u32 {
+        match self {
+            Elements::B8(_) => 8,
+            Elements::B16(_) => 16,
+            Elements::B32(_) => 32,
+            Elements::B64(_) => 64,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        each_width!(self, |v| v.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The bits of element `i`, zero-extended (panics when out of range, like slice indexing).
+    pub fn get(&self, i: usize) -> u64 {
+        each_width!(self, |v| v[i].bits())
+    }
+
+    /// Store the low carrier-width bits of `bits` at `i`.
+    pub fn set(&mut self, i: usize, bits: u64) {
+        each_width!(self, |v| v[i] = Carrier::from_bits(bits))
+    }
+
+    /// Store `bits` (cut to the carrier width) in every element of `range`.
+    pub fn fill(&mut self, range: Range<usize>, bits: u64) {
+        each_width!(self, |v| v[range].fill(Carrier::from_bits(bits)))
+    }
+
+    /// Every element's bits, zero-extended, in order.
+    pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+}
+
+/// Per-element definedness of a tile: uniform, or one bit per element.
+#[derive(Clone, Debug)]
+pub struct Definedness {
+    len: usize,
+    bits: DefinedBits,
+}
+
+#[derive(Clone, Debug)]
+enum DefinedBits {
+    /// Every element has the same definedness.
+    Uniform(bool),
+    /// Bit `i % 64` of word `i / 64` is element `i`'s definedness.
+    Each(Vec<u64>),
+}
+
+impl Definedness {
+    /// `len` elements, all defined or all undefined.
+    pub fn uniform(len: usize, defined: bool) -> Definedness {
+        Definedness {
+            len,
+            bits: DefinedBits::Uniform(defined),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether element `i` is defined (false outside the tile).
+    pub fn get(&self, i: usize) -> bool {
+        match &self.bits {
+            _ if i >= self.len => false,
+            DefinedBits::Uniform(d) => *d,
+            DefinedBits::Each(words) => words[i / 64] >> (i % 64) & 1 == 1,
+        }
+    }
+
+    /// Set the definedness of element `i` (ignored outside the tile).
+    pub fn set(&mut self, i: usize, defined: bool) {
+        if i < self.len {
+            self.set_range(i..i + 1, defined);
+        }
+    }
+
+    /// Set the definedness of every element in `range` (cut to the tile).
+    pub fn set_range(&mut self, range: Range<usize>, defined: bool) {
+        let range = range.start.min(self.len)..range.end.min(self.len);
+        if range.is_empty() || matches!(self.bits, DefinedBits::Uniform(d) if d == defined) {
+            return;
+        }
+        if range == (0..self.len) {
+            self.bits = DefinedBits::Uniform(defined);
+            return;
+        }
+        if let DefinedBits::Uniform(d) = self.bits {
+            let word = if d { u64::MAX } else { 0 };
+            self.bits = DefinedBits::Each(vec![word; self.len.div_ceil(64)]);
+        }
+        if let DefinedBits::Each(words) = &mut self.bits {
+            for (w, mask) in word_masks(range) {
+                if defined {
+                    words[w] |= mask;
+                } else {
+                    words[w] &= !mask;
+                }
+            }
+        }
+    }
+
+    /// Whether every element of `range` is defined (true for an empty range).
+    pub fn all(&self, range: Range<usize>) -> bool {
+        match &self.bits {
+            _ if range.is_empty() => true,
+            _ if range.end > self.len => false,
+            DefinedBits::Uniform(d) => *d,
+            DefinedBits::Each(words) => word_masks(range).all(|(w, mask)| words[w] & mask == mask),
+        }
+    }
+
+    /// Store a bitset whose elements all agree as [`DefinedBits::Uniform`] (the fast path).
+    pub fn compact(&mut self) {
+        for defined in [false, true] {
+            if self.all_equal(defined) {
+                self.bits = DefinedBits::Uniform(defined);
+            }
+        }
+    }
+
+    fn all_equal(&self, defined: bool) -> bool {
+        match &self.bits {
+            _ if self.len == 0 => true,
+            DefinedBits::Uniform(d) => *d == defined,
+            DefinedBits::Each(words) => {
+                let want = if defined { u64::MAX } else { 0 };
+                word_masks(0..self.len).all(|(w, mask)| words[w] & mask == want & mask)
+            }
+        }
+    }
+}
+
+/// The bitset words a non-empty element range touches, each with the mask of its bits in range.
+fn word_masks(range: Range<usize>) -> impl Iterator<Item = (usize, u64)> {
+    let (first, last) = (range.start / 64, (range.end - 1) / 64);
+    (first..=last).map(move |w| {
+        let lo = if w == first { range.start % 64 } else { 0 };
+        let hi = if w == last {
+            (range.end - 1) % 64 + 1
+        } else {
+            64
+        };
+        (w, (u64::MAX >> (64 - (hi - lo))) << lo)
+    })
+}
+
+/// Equal when the same elements are defined, however that is stored.
+impl PartialEq for Definedness {
+    fn eq(&self, other: &Definedness) -> bool {
+        match (&self.bits, &other.bits) {
+            _ if self.len != other.len => false,
+            (DefinedBits::Uniform(a), DefinedBits::Uniform(b)) => a == b,
+            _ => (0..self.len).all(|i| self.get(i) == other.get(i)),
+        }
+    }
+}
+
+impl Eq for Definedness {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn definedness_compares_by_meaning() {
+        let mut d = Definedness::uniform(100, false);
+        d.set_range(0..70, true);
+        assert!(d.all(0..70) && !d.get(70) && !d.all(69..71));
+        d.set_range(70..100, true);
+        assert_eq!(d, Definedness::uniform(100, true));
+        d.set(99, false);
+        assert_ne!(d, Definedness::uniform(100, true));
+        assert!(d.all(0..99) && !d.all(63..100));
+        d.set(99, true);
+        d.compact();
+        assert!(matches!(d.bits, DefinedBits::Uniform(true)));
+        assert!(!d.get(100) && d.all(10..10));
+    }
+
+    #[test]
+    fn elements_are_stored_at_the_carrier_width() {
+        let mut e = Elements::zeroed(4, 3);
+        assert_eq!(e.width(), 8);
+        e.set(1, 0x1FF);
+        assert_eq!(e.iter().collect::<Vec<_>>(), [0, 0xFF, 0]);
+        assert_eq!(Elements::zeroed(32, 1).width(), 32);
+    }
+}
