@@ -186,10 +186,10 @@ impl LaneVisitor for LaneJob<'_, '_> {
             }
             OpKind::Expand(axis, None) => copy_broadcast::<L::Carrier>(job, axis),
             OpKind::Binary(ElementOp::Max) | OpKind::Expand(_, Some(ElementOp::Max)) => {
-                map_binary(job, |a, b| L::pick(Pick::Max, a, b))
+                map_pick::<L, true>(job)
             }
             OpKind::Binary(ElementOp::Min) | OpKind::Expand(_, Some(ElementOp::Min)) => {
-                map_binary(job, |a, b| L::pick(Pick::Min, a, b))
+                map_pick::<L, false>(job)
             }
             OpKind::Binary(op) | OpKind::Expand(_, Some(op)) => {
                 let f = lane_fn::<L>(op).ok_or(unsupported)?;
@@ -202,6 +202,29 @@ impl LaneVisitor for LaneJob<'_, '_> {
             OpKind::Reduce(axis, red) => reduce::<L, L::Carrier>(job, axis, red),
         }
     }
+}
+
+/// MAX (`MAX`) or MIN over a binary or expand job with the lane's branch-free pick, compiled for
+/// AVX2 when the CPU has it and for the build's baseline (SSE2 on x86-64) otherwise: the same
+/// generic loop ([`map_binary`] is inlined into both) then runs on 256-bit lanes where they exist.
+fn map_pick<L: Lane, const MAX: bool>(job: Job) -> Result<Flags, KernelError> {
+    #[inline(always)]
+    fn run<L: Lane, const MAX: bool>(job: Job) -> Result<Flags, KernelError> {
+        let pick = if MAX { Pick::Max } else { Pick::Min };
+        map_binary(job, |a, b| L::pick(pick, a, b))
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx2")]
+        fn avx2<L: Lane, const MAX: bool>(job: Job) -> Result<Flags, KernelError> {
+            run::<L, MAX>(job)
+        }
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above.
+            return unsafe { avx2::<L, MAX>(job) };
+        }
+    }
+    run::<L, MAX>(job)
 }
 
 /// An element function on zero-extended `u64` bits as one on carriers (`S` in, `D` out; the
@@ -250,15 +273,16 @@ impl<'o, D: Carrier> OutRows<'o, D> {
     }
 }
 
-/// Write `values` into `out` element by element; returns the OR of their flags.
+/// Write `values` into `out` element by element; returns the OR of their flags (accumulated at
+/// 32 bits, which vectorises without narrowing each lane's flags to a byte).
 #[inline(always)]
 fn write_row<D: Carrier>(out: &mut [D], values: impl Iterator<Item = (D, Flags)>) -> Flags {
-    let mut flags = 0;
+    let mut flags = 0u32;
     for (d, (v, f)) in out.iter_mut().zip(values) {
         *d = v;
-        flags |= f;
+        flags |= u32::from(f);
     }
-    flags
+    flags as Flags
 }
 
 /// `out[r][c] = f(src[r][c])` over the domain.
@@ -277,6 +301,7 @@ fn map_unary<C: Carrier>(mut job: Job, f: impl Fn(C) -> (C, Flags)) -> Result<Fl
 
 /// Binary and expand ops: `out[r][c] = f(a[r][c], b)` with `b` the second source at `[r][c]`
 /// (binary), `[r][0]` (row expand) or `[0][c]` (column expand).
+#[inline(always)]
 fn map_binary<S: Carrier, D: Carrier>(
     mut job: Job,
     f: impl Fn(S, S) -> (D, Flags),

@@ -44,7 +44,8 @@ pub fn float_pick_in<C: Carrier>(fmt: &Format, pick: Pick, a: C, b: C) -> (C, Fl
         Pick::Min => ka <= kb,
     };
     let ordered = if left { a } else { b };
-    let both_zero = (a | b) & body == zero;
+    // The keys already order −0 < +0; only TF32/HF32 zeros with low bits set need the rule.
+    let both_zero = fmt.low_zero_bits != 0 && (a | b) & body == zero;
     let signed_zero = match pick {
         Pick::Max => a & b & sign,
         Pick::Min => (a | b) & sign,
