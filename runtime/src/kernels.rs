@@ -215,9 +215,17 @@ fn map_pick<L: Lane, const MAX: bool>(job: Job) -> Result<Flags, KernelError> {
     }
     #[cfg(target_arch = "x86_64")]
     {
+        #[target_feature(enable = "avx512f,avx512bw")]
+        fn avx512<L: Lane, const MAX: bool>(job: Job) -> Result<Flags, KernelError> {
+            run::<L, MAX>(job)
+        }
         #[target_feature(enable = "avx2")]
         fn avx2<L: Lane, const MAX: bool>(job: Job) -> Result<Flags, KernelError> {
             run::<L, MAX>(job)
+        }
+        if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw") {
+            // SAFETY: the CPU has AVX-512 F and BW, checked just above.
+            return unsafe { avx512::<L, MAX>(job) };
         }
         if std::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2, checked just above.

@@ -592,8 +592,10 @@ pub fn publish_padding(tile: &mut Tile, pad: PadValue) {
     let pad_bits = tile.dtype.pad_bits(pad);
     let (vr, vc) = (tile.valid_rows as usize, tile.valid_cols as usize);
     let cols = tile.cols as usize;
-    let padding =
-        (0..tile.rows as usize).map(|r| r * cols + if r < vr { vc } else { 0 }..(r + 1) * cols);
+    // The tail of each valid row, then every row below the valid ones as one range.
+    let tails = (0..vr).map(|r| r * cols + vc..(r + 1) * cols);
+    let below = vr * cols..tile.len();
+    let padding = tails.chain([below]).filter(|range| !range.is_empty());
     tile.defined = Definedness::uniform(tile.len(), true);
     for range in padding {
         tile.elements.fill(range.clone(), pad_bits.unwrap_or(0));

@@ -180,6 +180,9 @@ impl Tile {
     /// Whether every element of the valid rectangle is defined.
     pub fn valid_region_defined(&self) -> bool {
         let (vr, vc) = (self.valid_rows as usize, self.valid_cols as usize);
+        if self.defined.all(0..self.len()) {
+            return true;
+        }
         (0..vr).all(|r| {
             let start = self.index(r, 0);
             self.defined.all(start..start + vc)
