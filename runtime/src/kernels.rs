@@ -204,35 +204,45 @@ impl LaneVisitor for LaneJob<'_, '_> {
     }
 }
 
-/// MAX (`MAX`) or MIN over a binary or expand job with the lane's branch-free pick, compiled for
-/// AVX2 when the CPU has it and for the build's baseline (SSE2 on x86-64) otherwise: the same
-/// generic loop ([`map_binary`] is inlined into both) then runs on 256-bit lanes where they exist.
+/// MAX (`MAX`) or MIN over a binary or expand job with the lane's branch-free pick, run by the
+/// widest compiled loop the CPU supports (see [`pick_loops`]).
 fn map_pick<L: Lane, const MAX: bool>(job: Job) -> Result<Flags, KernelError> {
-    #[inline(always)]
-    fn run<L: Lane, const MAX: bool>(job: Job) -> Result<Flags, KernelError> {
-        let pick = if MAX { Pick::Max } else { Pick::Min };
-        map_binary(job, |a, b| L::pick(pick, a, b))
-    }
+    let best = pick_loops::<L, MAX>().into_iter().flatten().next();
+    best.unwrap_or(pick_loop::<L, MAX>)(job)
+}
+
+type PickLoop = fn(Job) -> Result<Flags, KernelError>;
+
+/// The same generic MIN/MAX loop ([`map_binary`] is inlined into each) compiled for AVX-512,
+/// AVX2 and the build's baseline (SSE2 on x86-64), widest first; `None` where the CPU lacks the
+/// features. The branch-free loop is otherwise limited by the vector width.
+fn pick_loops<L: Lane, const MAX: bool>() -> [Option<PickLoop>; 3] {
     #[cfg(target_arch = "x86_64")]
     {
         #[target_feature(enable = "avx512f,avx512bw")]
         fn avx512<L: Lane, const MAX: bool>(job: Job) -> Result<Flags, KernelError> {
-            run::<L, MAX>(job)
+            pick_loop::<L, MAX>(job)
         }
         #[target_feature(enable = "avx2")]
         fn avx2<L: Lane, const MAX: bool>(job: Job) -> Result<Flags, KernelError> {
-            run::<L, MAX>(job)
+            pick_loop::<L, MAX>(job)
         }
-        if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw") {
-            // SAFETY: the CPU has AVX-512 F and BW, checked just above.
-            return unsafe { avx512::<L, MAX>(job) };
-        }
-        if std::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2, checked just above.
-            return unsafe { avx2::<L, MAX>(job) };
-        }
+        let avx512_ok = is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw");
+        [
+            // SAFETY: each twin is only returned when the CPU has its features.
+            avx512_ok.then_some(|job| unsafe { avx512::<L, MAX>(job) }),
+            is_x86_feature_detected!("avx2").then_some(|job| unsafe { avx2::<L, MAX>(job) }),
+            Some(pick_loop::<L, MAX>),
+        ]
     }
-    run::<L, MAX>(job)
+    #[cfg(not(target_arch = "x86_64"))]
+    [None, None, Some(pick_loop::<L, MAX>)]
+}
+
+#[inline(always)]
+fn pick_loop<L: Lane, const MAX: bool>(job: Job) -> Result<Flags, KernelError> {
+    let pick = if MAX { Pick::Max } else { Pick::Min };
+    map_binary(job, |a, b| L::pick(pick, a, b))
 }
 
 /// An element function on zero-extended `u64` bits as one on carriers (`S` in, `D` out; the
@@ -390,4 +400,89 @@ fn reduce<L: Lane, D: Carrier>(
         }
     }
     Ok(flags)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::numerics::lane::{Fp16, Fp32, S8};
+
+    /// Every compiled twin of the MIN/MAX loop gives the same bits and flags, on specials and an
+    /// odd row length (vector remainders), for binary, row and column expand.
+    fn twins_agree<L: Lane>(specials: &[u64]) {
+        let (rows, cols) = (5, 37);
+        let n = rows * cols;
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |i: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            if i.is_multiple_of(3) {
+                specials[(seed >> 40) as usize % specials.len()]
+            } else {
+                seed >> 17
+            }
+        };
+        let fill = |len: usize, next: &mut dyn FnMut(usize) -> u64| {
+            let mut e = Elements::zeroed(L::DTYPE.bits(), len);
+            (0..len).for_each(|i| e.set(i, next(i)));
+            e
+        };
+        let (a, full_b) = (fill(n, &mut next), fill(n, &mut next));
+        for kind in [
+            OpKind::Binary(ElementOp::Max),
+            OpKind::Expand(Axis::Row, Some(ElementOp::Max)),
+            OpKind::Expand(Axis::Col, Some(ElementOp::Max)),
+        ] {
+            let b_cols = if kind == OpKind::Expand(Axis::Row, Some(ElementOp::Max)) {
+                1
+            } else {
+                cols
+            };
+            let sources = [View::new(&a, cols), View::new(&full_b, b_cols)];
+            let results: Vec<_> = [pick_loops::<L, true>(), pick_loops::<L, false>()]
+                .into_iter()
+                .map(|loops| {
+                    loops
+                        .into_iter()
+                        .flatten()
+                        .map(|run| {
+                            let mut out = Elements::zeroed(L::DTYPE.bits(), n);
+                            let job = Job {
+                                kind,
+                                src_type: L::DTYPE,
+                                dst_type: L::DTYPE,
+                                sources: &sources,
+                                out: &mut out,
+                                out_cols: cols,
+                                domain: (rows, cols),
+                            };
+                            (run(job), out)
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            for twins in results {
+                assert!(
+                    twins.iter().all(|t| *t == twins[0]),
+                    "{:?} {kind:?}",
+                    L::DTYPE
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn min_max_twins_agree() {
+        twins_agree::<Fp32>(&[
+            0x7FC0_0000,
+            0x7F80_0001,
+            0xFFC0_0001,
+            0x8000_0000,
+            0,
+            0x7F80_0000,
+        ]);
+        twins_agree::<Fp16>(&[0x7E00, 0x7C01, 0xFE01, 0x8000, 0, 0xFC00]);
+        twins_agree::<S8>(&[0x80, 0x7F, 0xFF, 0]);
+    }
 }
