@@ -55,6 +55,27 @@ impl<'a, C: Carrier> Rows<'a, C> {
     fn at(&self, r: usize, c: usize) -> Result<C, KernelError> {
         self.row(r, c + 1).map(|row| row[c])
     }
+
+    /// The OR of `flag` over the leading `rows × len` rectangle, in one pass when its rows are
+    /// whole (one reduction instead of one per row).
+    #[inline(always)]
+    fn fold_flags(
+        &self,
+        (rows, len): (usize, usize),
+        flag: impl Fn(C) -> Flags,
+    ) -> Result<Flags, KernelError> {
+        let fold = |xs: &[C]| xs.iter().fold(0u32, |acc, &x| acc | u32::from(flag(x)));
+        let mut flags = 0;
+        if len == self.cols && rows > 0 {
+            self.row(rows - 1, len)?;
+            flags = fold(&self.elements[..rows * len]);
+        } else {
+            for r in 0..rows {
+                flags |= fold(self.row(r, len)?);
+            }
+        }
+        Ok(flags as Flags)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -239,10 +260,32 @@ fn pick_loops<L: Lane, const MAX: bool>() -> [Option<PickLoop>; 3] {
     [None, None, Some(pick_loop::<L, MAX>)]
 }
 
+/// The MIN/MAX loop. Its only status, NV, comes from each operand alone ([`Lane::pick_flag`]), so
+/// the flags are one scan of the operands and the element loop carries none: reducing a flag
+/// accumulator after every row cost as much as a 128-column row's element work.
 #[inline(always)]
 fn pick_loop<L: Lane, const MAX: bool>(job: Job) -> Result<Flags, KernelError> {
     let pick = if MAX { Pick::Max } else { Pick::Min };
-    map_binary(job, |a, b| L::pick(pick, a, b))
+    let flags = operand_flags::<L>(&job)?;
+    map_binary(job, move |a, b| (L::pick(pick, a, b).0, 0))?;
+    Ok(flags)
+}
+
+/// The OR of [`Lane::pick_flag`] over every operand element a binary or expand job reads.
+#[inline(always)]
+fn operand_flags<L: Lane>(job: &Job) -> Result<Flags, KernelError> {
+    expect_sources(job, 2)?;
+    let (vr, vc) = job.domain;
+    if vr == 0 || vc == 0 {
+        return Ok(0);
+    }
+    let (a, b) = (job.sources[0].rows::<L::Carrier>()?, job.sources[1].rows()?);
+    let b_domain = match job.kind {
+        OpKind::Expand(Axis::Row, _) => (vr, 1),
+        OpKind::Expand(Axis::Col, _) => (1, vc),
+        _ => (vr, vc),
+    };
+    Ok(a.fold_flags((vr, vc), L::pick_flag)? | b.fold_flags(b_domain, L::pick_flag)?)
 }
 
 /// An element function on zero-extended `u64` bits as one on carriers (`S` in, `D` out; the
@@ -440,34 +483,40 @@ mod tests {
                 cols
             };
             let sources = [View::new(&a, cols), View::new(&full_b, b_cols)];
-            let results: Vec<_> = [pick_loops::<L, true>(), pick_loops::<L, false>()]
-                .into_iter()
-                .map(|loops| {
-                    loops
-                        .into_iter()
-                        .flatten()
-                        .map(|run| {
-                            let mut out = Elements::zeroed(L::DTYPE.bits(), n);
-                            let job = Job {
-                                kind,
-                                src_type: L::DTYPE,
-                                dst_type: L::DTYPE,
-                                sources: &sources,
-                                out: &mut out,
-                                out_cols: cols,
-                                domain: (rows, cols),
-                            };
-                            (run(job), out)
-                        })
-                        .collect::<Vec<_>>()
+            // The flags are those of the element ops, pair by pair (MIN raises what MAX does).
+            let b_at = |r: usize, c: usize| match kind {
+                OpKind::Expand(Axis::Row, _) => full_b.get(r),
+                OpKind::Expand(Axis::Col, _) => full_b.get(c),
+                _ => full_b.get(r * cols + c),
+            };
+            let pairs = (0..rows).flat_map(|r| (0..cols).map(move |c| (r, c)));
+            let pair_flags = pairs
+                .map(|(r, c)| {
+                    let (x, y) = (a.get(r * cols + c), b_at(r, c));
+                    L::pick(Pick::Max, Carrier::from_bits(x), Carrier::from_bits(y)).1
                 })
-                .collect();
-            for twins in results {
-                assert!(
-                    twins.iter().all(|t| *t == twins[0]),
-                    "{:?} {kind:?}",
-                    L::DTYPE
-                );
+                .fold(0, |acc, f| acc | f);
+            for loops in [pick_loops::<L, true>(), pick_loops::<L, false>()] {
+                let twins: Vec<_> = loops
+                    .into_iter()
+                    .flatten()
+                    .map(|run| {
+                        let mut out = Elements::zeroed(L::DTYPE.bits(), n);
+                        let job = Job {
+                            kind,
+                            src_type: L::DTYPE,
+                            dst_type: L::DTYPE,
+                            sources: &sources,
+                            out: &mut out,
+                            out_cols: cols,
+                            domain: (rows, cols),
+                        };
+                        (run(job), out)
+                    })
+                    .collect();
+                let context = format!("{:?} {kind:?}", L::DTYPE);
+                assert!(twins.iter().all(|t| *t == twins[0]), "{context}");
+                assert_eq!(twins[0].0, Ok(pair_flags), "{context}");
             }
         }
     }

@@ -4,7 +4,7 @@
 //! [`with_lane`] is the single `match` from a runtime DataType to its lane.
 
 use super::format::{self, Format};
-use super::minmax::{float_pick, float_pick_in, int_pick, int_pick_in, Pick};
+use super::minmax::{float_pick, float_pick_flag_in, float_pick_in, int_pick, int_pick_in, Pick};
 use super::{float_arith, integer, Flags};
 use crate::elements::Carrier;
 use ptoc_isa::{DataType, ElementOp};
@@ -16,6 +16,8 @@ pub trait Lane {
     type Carrier: Carrier;
     /// MAX/MIN on the native carrier, branch-free (what [`Lane::max`]/[`Lane::min`] run).
     fn pick(pick: Pick, a: Self::Carrier, b: Self::Carrier) -> (Self::Carrier, Flags);
+    /// The flags [`Lane::pick`] raises for one operand; its flags are the OR over both.
+    fn pick_flag(x: Self::Carrier) -> Flags;
     fn add(a: u64, b: u64) -> (u64, Flags);
     fn sub(a: u64, b: u64) -> (u64, Flags);
     fn mul(a: u64, b: u64) -> (u64, Flags);
@@ -65,6 +67,10 @@ macro_rules! float_lane {
             fn pick(pick: Pick, a: $carrier, b: $carrier) -> ($carrier, Flags) {
                 float_pick_in(Self::FMT, pick, a, b)
             }
+            #[inline(always)]
+            fn pick_flag(x: $carrier) -> Flags {
+                float_pick_flag_in(Self::FMT, x)
+            }
             #[inline]
             fn valid(bits: u64) -> bool {
                 Self::FMT.is_valid_encoding(bits)
@@ -86,6 +92,10 @@ macro_rules! int_lane {
             #[inline(always)]
             fn pick(pick: Pick, a: $carrier, b: $carrier) -> ($carrier, Flags) {
                 (int_pick_in($signed, $bits, pick, a, b), 0)
+            }
+            #[inline(always)]
+            fn pick_flag(_: $carrier) -> Flags {
+                0
             }
             #[inline]
             fn add(a: u64, b: u64) -> (u64, Flags) {

@@ -14,6 +14,38 @@ pub enum Pick {
     Min,
 }
 
+/// The magnitude bits of a float on its carrier: below the sign, above the required-zero bits.
+#[inline(always)]
+fn body<C: Carrier>(fmt: &Format) -> C {
+    let low = (1u64 << fmt.low_zero_bits) - 1;
+    C::from_bits((fmt.sign_bit() - 1) & !low)
+}
+
+/// Whether `x` is a NaN (compared in place, required-zero low bits ignored).
+#[inline(always)]
+fn is_nan_in<C: Carrier>(fmt: &Format, x: C) -> bool {
+    let inf = C::from_bits(fmt.inf_or_nan(false));
+    if fmt.has_inf {
+        x & body(fmt) > inf
+    } else {
+        x & body(fmt) == inf & body(fmt)
+    }
+}
+
+/// The status MAX/MIN raises for one float operand: NV when it is a signalling NaN. An
+/// operation's flags are the OR over its two operands, so a tile loop may collect them from the
+/// operands alone.
+#[inline(always)]
+pub fn float_pick_flag_in<C: Carrier>(fmt: &Format, x: C) -> Flags {
+    let quiet = C::from_bits(1 << (fmt.frac_bits - 1 + fmt.low_zero_bits));
+    let signalling = fmt.has_inf & is_nan_in(fmt, x) & (x & quiet == C::default());
+    if signalling {
+        NV
+    } else {
+        0
+    }
+}
+
 /// MAX/MIN of one float format on any carrier wide enough for it, branch-free so that element
 /// loops over native carriers vectorise: the order-key pick, then the NaN and zero cases as
 /// selects. Total order key of a non-NaN float: negative values bit-inverted, positive ones with
@@ -24,19 +56,6 @@ pub fn float_pick_in<C: Carrier>(fmt: &Format, pick: Pick, a: C, b: C) -> (C, Fl
     let (mask, sign) = (c(fmt.carrier_mask()), c(fmt.sign_bit()));
     let (a, b) = (a & mask, b & mask);
     let zero = C::default();
-    // The magnitude without the required-zero low bits, compared in place.
-    let low = (1u64 << fmt.low_zero_bits) - 1;
-    let body = c((fmt.sign_bit() - 1) & !low);
-    let quiet = c(1 << (fmt.frac_bits - 1 + fmt.low_zero_bits));
-    let inf = c(fmt.inf_or_nan(false));
-    let nan = |x: C| {
-        if fmt.has_inf {
-            x & body > inf
-        } else {
-            x & body == inf & body
-        }
-    };
-    let snan = |x: C| fmt.has_inf & nan(x) & (x & quiet == zero);
     let key = |x: C| x ^ if x & sign != zero { mask } else { sign };
     let (ka, kb) = (key(a), key(b));
     let left = match pick {
@@ -45,12 +64,12 @@ pub fn float_pick_in<C: Carrier>(fmt: &Format, pick: Pick, a: C, b: C) -> (C, Fl
     };
     let ordered = if left { a } else { b };
     // The keys already order −0 < +0; only TF32/HF32 zeros with low bits set need the rule.
-    let both_zero = fmt.low_zero_bits != 0 && (a | b) & body == zero;
+    let both_zero = fmt.low_zero_bits != 0 && (a | b) & body(fmt) == zero;
     let signed_zero = match pick {
         Pick::Max => a & b & sign,
         Pick::Min => (a | b) & sign,
     };
-    let (a_nan, b_nan) = (nan(a), nan(b));
+    let (a_nan, b_nan) = (is_nan_in(fmt, a), is_nan_in(fmt, b));
     let result = if a_nan && b_nan {
         c(fmt.canonical_nan)
     } else if a_nan {
@@ -62,8 +81,10 @@ pub fn float_pick_in<C: Carrier>(fmt: &Format, pick: Pick, a: C, b: C) -> (C, Fl
     } else {
         ordered
     };
-    let flags = if snan(a) | snan(b) { NV } else { 0 };
-    (result, flags)
+    (
+        result,
+        float_pick_flag_in(fmt, a) | float_pick_flag_in(fmt, b),
+    )
 }
 
 /// [`float_pick_in`] on `u64` carriers (bits above the format's width are ignored).
