@@ -231,7 +231,7 @@ impl Definedness {
         }
     }
 
-    /// Store a bitset whose elements all agree as [`DefinedBits::Uniform`] (the fast path).
+    /// Store a bitset whose elements all agree as uniform definedness (the fast path).
     pub fn compact(&mut self) {
         for defined in [false, true] {
             if self.all_equal(defined) {

@@ -1,9 +1,12 @@
 //! Tile-level loops for every [`OpKind`], shared by the interpreter and the reference evaluator.
 //!
 //! The DataType is resolved once per op (through [`with_lane`]); each (op, type) pair then runs a
-//! monomorphised loop over row slices, with no per-element dispatch. Callers check legality
-//! (types, geometry, definedness); the loops only index through checked row slices and report a
-//! [`KernelError`] instead of panicking if a view is too small.
+//! monomorphised loop over row slices of the type's native carriers ([`Carrier`]), with no
+//! per-element dispatch. Element functions on `u64` bits (soft-float arithmetic, EXP) are adapted
+//! per element; MIN/MAX, memory-bound, use the lane's branch-free pick and are compiled for the
+//! widest vector ISA the CPU has. Callers check legality (types, geometry, definedness); the loops
+//! only index through checked row slices and report a [`KernelError`] instead of panicking if a
+//! view is too small or stored at another width.
 
 use crate::elements::{Carrier, Elements};
 use crate::numerics::format::format_of;

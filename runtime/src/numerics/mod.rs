@@ -1,7 +1,8 @@
 //! Exact element numerics on raw bit patterns (facts §1.3–1.8, §5, decisions 5–9).
 //!
 //! Every element is a `u64` carrier whose low `bits` bits are significant; results always have the
-//! upper bits zero. Each operation returns `(result bits, status flags)`. Files: [`format`] (float
+//! upper bits zero. (Tiles store elements at their native width, [`crate::elements`]; MIN/MAX also
+//! run on those carriers directly, [`minmax::float_pick_in`].) Each operation returns `(result bits, status flags)`. Files: [`format`] (float
 //! layouts), [`round`] (the single RNE rounder), [`float_arith`], [`minmax`], [`integer`],
 //! [`exp`], [`lane`] (per-type static dispatch for the hot loops) and [`reduce`] (ordered folds).
 
