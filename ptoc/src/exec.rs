@@ -164,15 +164,19 @@ pub fn format_element(dtype: DataType, bits: u64) -> String {
             (((bits << shift) as i64) >> shift).to_string()
         }
         TypeClass::Unsigned => bits.to_string(),
-        TypeClass::Float => {
-            let value = ptoc_runtime::numerics::format::format_of(dtype)
-                .map(|f| ptoc_runtime::numerics::round::to_f64(f, bits));
-            match (dtype, value) {
-                (DataType::FP64, Some(v)) => v.to_string(),
-                (_, Some(v)) => (v as f32).to_string(),
-                (_, None) => hex(dtype, bits),
-            }
-        }
+        // The `half` types print their own shortest decimal; every other float widens exactly
+        // to f32 (f64 for FP64) and prints as that.
+        TypeClass::Float => match dtype {
+            DataType::FP16 => half::f16::from_bits(bits as u16).to_string(),
+            DataType::BF16 => half::bf16::from_bits(bits as u16).to_string(),
+            _ => match ptoc_runtime::numerics::format::format_of(dtype)
+                .map(|f| ptoc_runtime::numerics::round::to_f64(f, bits))
+            {
+                Some(v) if dtype == DataType::FP64 => v.to_string(),
+                Some(v) => (v as f32).to_string(),
+                None => hex(dtype, bits),
+            },
+        },
         TypeClass::Other => hex(dtype, bits),
     }
 }
@@ -494,6 +498,9 @@ func.func @k_min(%x: !pto.tile<4x8xsi16>, %v: !pto.tile<4x1xsi16>) -> !pto.tile<
         assert_eq!(format_element(DataType::U8, 0xFF), "255");
         assert_eq!(format_element(DataType::FP32, 0x3FC0_0000), "1.5");
         assert_eq!(format_element(DataType::BF16, 0xC040), "-3");
+        // 0x3555 is exactly 0.333251953125; half prints the shortest f32 decimal of it.
+        assert_eq!(format_element(DataType::FP16, 0x3555), "0.33325195");
+        assert_eq!(format_element(DataType::FP16, 0x7E00), "NaN");
         assert_eq!(format_element(DataType::E4M3, 0x7E), "448");
         assert_eq!(hex(DataType::FP16, 0x3C00), "0x3c00");
     }

@@ -133,9 +133,15 @@ struct CompileArgs {
 }
 
 fn parse_pe_mask(text: &str) -> Result<PeMask, String> {
-    PeMask::parse(text).ok_or_else(|| {
-        format!("'{text}' is not an encodable PE mask; use one of 1111, 1110, 1100, 1000, 0100, 0010, 0001, 0000")
-    })
+    match PeMask::parse(text) {
+        Some(mask) if mask.is_noop() => Err(
+            "0000 makes every bundle a no-op, so no result would ever be written; use a mask with at least one PE".into(),
+        ),
+        Some(mask) => Ok(mask),
+        None => Err(format!(
+            "'{text}' is not an encodable PE mask; use one of 1111, 1110, 1100, 1000, 0100, 0010, 0001"
+        )),
+    }
 }
 
 fn main() -> ExitCode {
@@ -386,6 +392,12 @@ fn run_kernel(
             )
         })?;
         let meta = &kernel.meta.args[index];
+        if inputs[index].is_some() {
+            return Err(format!(
+                "error: argument {} is given twice",
+                exec::describe_tile(meta)
+            ));
+        }
         let (_, data) = read_input(npy_path)?;
         let values =
             npy::read_input(&data, meta.dtype, meta.valid_rows, meta.valid_cols).map_err(|e| {

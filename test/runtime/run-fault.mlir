@@ -19,3 +19,7 @@ func.func @div(%n: !pto.tile<2x4xsi32>, %d: !pto.tile<2x1xsi32>) -> !pto.tile<2x
   %r = "pto.trowexpanddiv"(%n, %d) : (!pto.tile<2x4xsi32>, !pto.tile<2x1xsi32>) -> !pto.tile<2x4xsi32>
   return %r : !pto.tile<2x4xsi32>
 }
+// RUN: not ptoc run %s --arg n=%S/Inputs/s32_2x4_num.npy --arg 0=%S/Inputs/s32_2x4_num.npy 2>&1 | FileCheck %s --check-prefix=TWICE
+// TWICE: error: argument 'n' (S32 {{.*}}) is given twice
+// RUN: not ptoc %s --pe-mask=0000 2>&1 | FileCheck %s --check-prefix=MASK
+// MASK: 0000 makes every bundle a no-op
