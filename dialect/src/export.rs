@@ -51,7 +51,11 @@ fn quote(s: &str) -> String {
     out
 }
 
-fn attr_dict(attrs: &BTreeMap<String, Attr>) -> String {
+/// ` {pto.dst = "T#1", …}` after `prefix` (e.g. `attributes `), or nothing when there is none.
+fn attr_suffix(prefix: &str, attrs: &BTreeMap<String, Attr>) -> String {
+    if attrs.is_empty() {
+        return String::new();
+    }
     let entries: Vec<String> = attrs
         .iter()
         .map(|(k, v)| match v {
@@ -59,7 +63,7 @@ fn attr_dict(attrs: &BTreeMap<String, Attr>) -> String {
             Attr::Str(s) => format!("{k} = {}", quote(s)),
         })
         .collect();
-    format!("{{{}}}", entries.join(", "))
+    format!(" {prefix}{{{}}}", entries.join(", "))
 }
 
 fn write_function(out: &mut String, func: &Function) {
@@ -68,11 +72,7 @@ fn write_function(out: &mut String, func: &Function) {
         .iter()
         .zip(&func.arg_attrs)
         .map(|(&id, attrs)| {
-            let attrs = if attrs.is_empty() {
-                String::new()
-            } else {
-                format!(" {}", attr_dict(attrs))
-            };
+            let attrs = attr_suffix("", attrs);
             format!("{}: {}{attrs} {}", value(id), func.ty(id), loc(&func.loc))
         })
         .collect();
@@ -81,11 +81,7 @@ fn write_function(out: &mut String, func: &Function) {
         .iter()
         .map(|&r| func.ty(r).to_string())
         .collect();
-    let fn_attrs = if func.attrs.is_empty() {
-        String::new()
-    } else {
-        format!(" attributes {}", attr_dict(&func.attrs))
-    };
+    let fn_attrs = attr_suffix("attributes ", &func.attrs);
     writeln!(
         out,
         "  func.func @{}({}) -> ({}){fn_attrs} {{",
@@ -101,11 +97,7 @@ fn write_function(out: &mut String, func: &Function) {
             .iter()
             .map(|&v| func.ty(v).to_string())
             .collect();
-        let attrs = if op.attrs.is_empty() {
-            String::new()
-        } else {
-            format!(" {}", attr_dict(&op.attrs))
-        };
+        let attrs = attr_suffix("", &op.attrs);
         writeln!(
             out,
             "    {} = \"{}\"({}){attrs} : ({}) -> {} {}",
