@@ -37,6 +37,8 @@ pub trait Carrier:
     /// The elements as a slice of this carrier, if they are stored at this width.
     fn slice(elements: &Elements) -> Option<&[Self]>;
     fn slice_mut(elements: &mut Elements) -> Option<&mut [Self]>;
+    /// The storage vector itself, to grow (see [`crate::kernels`]' output rows).
+    fn vec_mut(elements: &mut Elements) -> Option<&mut Vec<Self>>;
 }
 
 /// Row-major element storage at one of the four carrier widths.
@@ -67,6 +69,9 @@ macro_rules! carrier {
                 }
             }
             fn slice_mut(elements: &mut Elements) -> Option<&mut [Self]> {
+                Self::vec_mut(elements).map(|v| v.as_mut_slice())
+            }
+            fn vec_mut(elements: &mut Elements) -> Option<&mut Vec<Self>> {
                 match elements {
                     Elements::$variant(v) => Some(v),
                     _ => None,
@@ -102,6 +107,22 @@ impl Elements {
             32 => Elements::B32(vec![0; count]),
             _ => Elements::B64(vec![0; count]),
         }
+    }
+
+    /// No elements yet, with room for `count` at the carrier width of a `bits`-bit type: a
+    /// destination whose kernel writes every element need not be zeroed first.
+    pub fn with_capacity(bits: u32, count: usize) -> Elements {
+        match Elements::carrier_bits(bits) {
+            8 => Elements::B8(Vec::with_capacity(count)),
+            16 => Elements::B16(Vec::with_capacity(count)),
+            32 => Elements::B32(Vec::with_capacity(count)),
+            _ => Elements::B64(Vec::with_capacity(count)),
+        }
+    }
+
+    /// Grow (new elements `bits`, cut to the carrier width) or cut to `count` elements.
+    pub fn resize(&mut self, count: usize, bits: u64) {
+        each_width!(self, |v| v.resize(count, Carrier::from_bits(bits)))
     }
 
     /// The carrier width that stores a `bits`-bit element (at least a byte).

@@ -59,25 +59,28 @@ impl<'a, C: Carrier> Rows<'a, C> {
         self.row(r, c + 1).map(|row| row[c])
     }
 
-    /// The OR of `flag` over the leading `rows × len` rectangle, in one pass when its rows are
-    /// whole (one reduction instead of one per row).
+    /// `each` of the leading `rows × len` rectangle's rows, combined with `join`; one call on
+    /// the whole rectangle when its rows are whole (one reduction instead of one per row).
     #[inline(always)]
-    fn fold_flags(
+    fn fold_rect<T>(
         &self,
         (rows, len): (usize, usize),
-        flag: impl Fn(C) -> Flags,
-    ) -> Result<Flags, KernelError> {
-        let fold = |xs: &[C]| xs.iter().fold(0u32, |acc, &x| acc | u32::from(flag(x)));
-        let mut flags = 0;
+        each: impl Fn(&[C]) -> T,
+        join: impl Fn(T, T) -> T,
+    ) -> Result<Option<T>, KernelError> {
         if len == self.cols && rows > 0 {
             self.row(rows - 1, len)?;
-            flags = fold(&self.elements[..rows * len]);
-        } else {
-            for r in 0..rows {
-                flags |= fold(self.row(r, len)?);
-            }
+            return Ok(Some(each(&self.elements[..rows * len])));
         }
-        Ok(flags as Flags)
+        let mut acc = None;
+        for r in 0..rows {
+            let x = each(self.row(r, len)?);
+            acc = Some(match acc {
+                Some(a) => join(a, x),
+                None => x,
+            });
+        }
+        Ok(acc)
     }
 }
 
@@ -264,23 +267,34 @@ fn pick_loops<L: Lane, const MAX: bool>() -> [Option<PickLoop>; 3] {
 }
 
 /// The MIN/MAX loop. Its only status, NV, comes from each operand alone ([`Lane::pick_flag`]), so
-/// the flags are one scan of the operands and the element loop carries none: reducing a flag
-/// accumulator after every row cost as much as a 128-column row's element work.
+/// the flags are a scan of the operands and the element loop carries none: reducing a flag
+/// accumulator after every row cost as much as a 128-column row's element work. Operands without
+/// NaNs (the usual case) raise nothing and take the [`Lane::pick_ordered`] half of the rule,
+/// about half the vector instructions.
 #[inline(always)]
 fn pick_loop<L: Lane, const MAX: bool>(job: Job) -> Result<Flags, KernelError> {
     let pick = if MAX { Pick::Max } else { Pick::Min };
-    let flags = operand_flags::<L>(&job)?;
-    map_binary(job, move |a, b| (L::pick(pick, a, b).0, 0))?;
-    Ok(flags)
+    match nan_operand_flags::<L>(&job)? {
+        Some(flags) => {
+            map_binary(job, move |a, b| (L::pick(pick, a, b).0, 0))?;
+            Ok(flags)
+        }
+        None => {
+            map_binary(job, move |a, b| (L::pick_ordered(pick, a, b), 0))?;
+            Ok(0)
+        }
+    }
 }
 
-/// The OR of [`Lane::pick_flag`] over every operand element a binary or expand job reads.
+/// `None` when no operand element a binary or expand job reads is a NaN, else the OR of
+/// [`Lane::pick_flag`] over them. The NaN test is one max-reduction of [`Lane::nan_rank`] (two
+/// vector instructions an element); only operands with a NaN are scanned for the flags.
 #[inline(always)]
-fn operand_flags<L: Lane>(job: &Job) -> Result<Flags, KernelError> {
+fn nan_operand_flags<L: Lane>(job: &Job) -> Result<Option<Flags>, KernelError> {
     expect_sources(job, 2)?;
     let (vr, vc) = job.domain;
     if vr == 0 || vc == 0 {
-        return Ok(0);
+        return Ok(None);
     }
     let (a, b) = (job.sources[0].rows::<L::Carrier>()?, job.sources[1].rows()?);
     let b_domain = match job.kind {
@@ -288,7 +302,28 @@ fn operand_flags<L: Lane>(job: &Job) -> Result<Flags, KernelError> {
         OpKind::Expand(Axis::Col, _) => (1, vc),
         _ => (vr, vc),
     };
-    Ok(a.fold_flags((vr, vc), L::pick_flag)? | b.fold_flags(b_domain, L::pick_flag)?)
+    let rank = |xs: &[L::Carrier]| {
+        xs.iter().fold(Default::default(), |m: L::Carrier, &x| {
+            m.max(L::nan_rank(x))
+        })
+    };
+    let top = [
+        a.fold_rect((vr, vc), rank, Ord::max)?,
+        b.fold_rect(b_domain, rank, Ord::max)?,
+    ];
+    if !top.into_iter().flatten().any(L::is_nan) {
+        return Ok(None);
+    }
+    let flag = |xs: &[L::Carrier]| {
+        xs.iter()
+            .fold(0, |acc, &x| acc | u32::from(L::pick_flag(x)))
+    };
+    let or = |x: u32, y: u32| x | y;
+    let flags = [
+        a.fold_rect((vr, vc), flag, or)?,
+        b.fold_rect(b_domain, flag, or)?,
+    ];
+    Ok(Some(flags.into_iter().flatten().fold(0, or) as Flags))
 }
 
 /// An element function on zero-extended `u64` bits as one on carriers (`S` in, `D` out; the
@@ -311,42 +346,62 @@ fn expect_sources(job: &Job, count: usize) -> Result<(), KernelError> {
     }
 }
 
-/// Output rows of the destination, at carrier width `D`.
+/// Output rows of the destination, at carrier width `D`, written in place when the storage
+/// already holds them (a zeroed tile) and otherwise appended to it: the interpreter's destination
+/// starts empty with room for the tile, so it is not zeroed before the kernel overwrites it.
 struct OutRows<'o, D> {
-    elements: &'o mut [D],
+    elements: &'o mut Vec<D>,
     cols: usize,
 }
 
 impl<'o, D: Carrier> OutRows<'o, D> {
     fn of(job: &'o mut Job) -> Result<OutRows<'o, D>, KernelError> {
-        let elements = D::slice_mut(job.out).ok_or(KernelError::Width)?;
+        let elements = D::vec_mut(job.out).ok_or(KernelError::Width)?;
         Ok(OutRows {
             elements,
             cols: job.out_cols,
         })
     }
 
-    fn row(&mut self, r: usize, len: usize) -> Result<&mut [D], KernelError> {
-        let start = r * self.cols;
+    /// Write the first `len` elements of row `r` from `values`; returns the OR of their flags
+    /// (accumulated at 32 bits, which vectorises without narrowing each lane's flags to a byte).
+    /// Appending fills any elements before the row with zeros (padding, which publication
+    /// rewrites) and leaves the storage ending at the row.
+    #[inline(always)]
+    fn write(
+        &mut self,
+        r: usize,
+        len: usize,
+        values: impl Iterator<Item = (D, Flags)>,
+    ) -> Result<Flags, KernelError> {
         if len > self.cols {
             return Err(KernelError::Geometry);
         }
-        self.elements
-            .get_mut(start..start + len)
-            .ok_or(KernelError::Geometry)
+        let start = r * self.cols;
+        let end = start.checked_add(len).ok_or(KernelError::Geometry)?;
+        let v = &mut *self.elements;
+        let mut flags = 0u32;
+        if let Some(row) = v.get_mut(start..end) {
+            for (d, (x, f)) in row.iter_mut().zip(values) {
+                *d = x;
+                flags |= u32::from(f);
+            }
+            return Ok(flags as Flags);
+        }
+        if v.len() != start {
+            v.resize(start, D::default());
+        }
+        v.reserve(len);
+        let mut written = 0;
+        for (slot, (x, f)) in v.spare_capacity_mut()[..len].iter_mut().zip(values) {
+            slot.write(x);
+            flags |= u32::from(f);
+            written += 1;
+        }
+        // SAFETY: the `written` slots after the old length were initialised just above.
+        unsafe { v.set_len(start + written) };
+        Ok(flags as Flags)
     }
-}
-
-/// Write `values` into `out` element by element; returns the OR of their flags (accumulated at
-/// 32 bits, which vectorises without narrowing each lane's flags to a byte).
-#[inline(always)]
-fn write_row<D: Carrier>(out: &mut [D], values: impl Iterator<Item = (D, Flags)>) -> Flags {
-    let mut flags = 0u32;
-    for (d, (v, f)) in out.iter_mut().zip(values) {
-        *d = v;
-        flags |= u32::from(f);
-    }
-    flags as Flags
 }
 
 /// `out[r][c] = f(src[r][c])` over the domain.
@@ -358,7 +413,7 @@ fn map_unary<C: Carrier>(mut job: Job, f: impl Fn(C) -> (C, Flags)) -> Result<Fl
     let mut flags = 0;
     for r in 0..vr {
         let s = src.row(r, vc)?;
-        flags |= write_row(out.row(r, vc)?, s.iter().map(|&x| f(x)));
+        flags |= out.write(r, vc, s.iter().map(|&x| f(x)))?;
     }
     Ok(flags)
 }
@@ -382,14 +437,13 @@ fn map_binary<S: Carrier, D: Carrier>(
     };
     for r in 0..vr {
         let s = a.row(r, vc)?;
-        let o = out.row(r, vc)?;
         flags |= match (kind, col_bcast) {
             (OpKind::Expand(Axis::Row, _), _) => {
                 let x = b.at(r, 0)?;
-                write_row(o, s.iter().map(|&y| f(y, x)))
+                out.write(r, vc, s.iter().map(|&y| f(y, x)))?
             }
-            (_, Some(brow)) => write_row(o, s.iter().zip(brow).map(|(&y, &x)| f(y, x))),
-            _ => write_row(o, s.iter().zip(b.row(r, vc)?).map(|(&y, &x)| f(y, x))),
+            (_, Some(brow)) => out.write(r, vc, s.iter().zip(brow).map(|(&y, &x)| f(y, x)))?,
+            _ => out.write(r, vc, s.iter().zip(b.row(r, vc)?).map(|(&y, &x)| f(y, x)))?,
         };
     }
     Ok(flags)
@@ -402,11 +456,10 @@ fn copy_broadcast<C: Carrier>(mut job: Job, axis: Axis) -> Result<Flags, KernelE
     let b = job.sources[0].rows::<C>()?;
     let mut out = OutRows::of(&mut job)?;
     for r in 0..vr {
-        let o = out.row(r, vc)?;
         match axis {
-            Axis::Row => o.fill(b.at(r, 0)?),
-            Axis::Col => o.copy_from_slice(b.row(0, vc)?),
-        }
+            Axis::Row => out.write(r, vc, std::iter::repeat((b.at(r, 0)?, 0)))?,
+            Axis::Col => out.write(r, vc, b.row(0, vc)?.iter().map(|&x| (x, 0)))?,
+        };
     }
     Ok(0)
 }
@@ -427,8 +480,7 @@ fn reduce<L: Lane, D: Carrier>(
         Axis::Row => {
             for r in 0..vr {
                 let (v, fl) = fold::<L>(red, src.row(r, vc)?.iter().map(|x| x.bits()));
-                out.row(r, 1)?[0] = D::from_bits(v);
-                flags |= fl;
+                flags |= out.write(r, 1, std::iter::once((D::from_bits(v), fl)))?;
             }
         }
         Axis::Col => {
@@ -436,13 +488,12 @@ fn reduce<L: Lane, D: Carrier>(
             if vr > 0 {
                 src.row(vr - 1, vc)?;
             }
-            let o = out.row(0, vc)?;
-            for (c, d) in o.iter_mut().enumerate() {
-                let column = (0..vr).map(|r| src.elements[r * src.cols + c].bits());
-                let (v, fl) = fold::<L>(red, column);
-                *d = D::from_bits(v);
-                flags |= fl;
-            }
+            let column = |c: usize| (0..vr).map(move |r| src.elements[r * src.cols + c].bits());
+            let folds = (0..vc).map(|c| {
+                let (v, fl) = fold::<L>(red, column(c));
+                (D::from_bits(v), fl)
+            });
+            flags |= out.write(0, vc, folds)?;
         }
     }
     Ok(flags)
@@ -454,8 +505,11 @@ mod tests {
     use crate::numerics::lane::{Fp16, Fp32, S8};
 
     /// Every compiled twin of the MIN/MAX loop gives the same bits and flags, on specials and an
-    /// odd row length (vector remainders), for binary, row and column expand.
+    /// odd row length (vector remainders), for binary, row and column expand; the bits are those
+    /// of the element ops pair by pair. Without NaNs in `specials`, the operands hold none (the
+    /// loop's NaN-free path).
     fn twins_agree<L: Lane>(specials: &[u64]) {
+        let nan_free = specials.iter().all(|&x| !L::is_nan(Carrier::from_bits(x)));
         let (rows, cols) = (5, 37);
         let n = rows * cols;
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
@@ -463,10 +517,11 @@ mod tests {
             seed = seed
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
-            if i.is_multiple_of(3) {
+            let random = seed >> 17;
+            if i.is_multiple_of(3) || (nan_free && L::is_nan(Carrier::from_bits(random))) {
                 specials[(seed >> 40) as usize % specials.len()]
             } else {
-                seed >> 17
+                random
             }
         };
         let fill = |len: usize, next: &mut dyn FnMut(usize) -> u64| {
@@ -499,7 +554,10 @@ mod tests {
                     L::pick(Pick::Max, Carrier::from_bits(x), Carrier::from_bits(y)).1
                 })
                 .fold(0, |acc, f| acc | f);
-            for loops in [pick_loops::<L, true>(), pick_loops::<L, false>()] {
+            for (max, loops) in [
+                (true, pick_loops::<L, true>()),
+                (false, pick_loops::<L, false>()),
+            ] {
                 let twins: Vec<_> = loops
                     .into_iter()
                     .flatten()
@@ -520,6 +578,17 @@ mod tests {
                 let context = format!("{:?} {kind:?}", L::DTYPE);
                 assert!(twins.iter().all(|t| *t == twins[0]), "{context}");
                 assert_eq!(twins[0].0, Ok(pair_flags), "{context}");
+                let pick = if max { Pick::Max } else { Pick::Min };
+                let pairs = (0..rows).flat_map(|r| (0..cols).map(move |c| (r, c)));
+                for (r, c) in pairs {
+                    let (x, y) = (a.get(r * cols + c), b_at(r, c));
+                    let v = L::pick(pick, Carrier::from_bits(x), Carrier::from_bits(y)).0;
+                    assert_eq!(
+                        twins[0].1.get(r * cols + c),
+                        v.bits(),
+                        "{context} [{r}, {c}]"
+                    );
+                }
             }
         }
     }
@@ -536,5 +605,11 @@ mod tests {
         ]);
         twins_agree::<Fp16>(&[0x7E00, 0x7C01, 0xFE01, 0x8000, 0, 0xFC00]);
         twins_agree::<S8>(&[0x80, 0x7F, 0xFF, 0]);
+    }
+
+    #[test]
+    fn min_max_twins_agree_without_nans() {
+        twins_agree::<Fp32>(&[0x8000_0000, 0, 0x7F80_0000, 0xFF80_0000, 1, 0x8000_0001]);
+        twins_agree::<Fp16>(&[0x8000, 0, 0x7C00, 0xFC00, 1]);
     }
 }

@@ -493,7 +493,7 @@ impl Machine {
                 "destination valid {valid_rows}x{valid_cols} does not fit SizeCode {size} ({rows}x{cols} {dst_type})"
             ));
         }
-        let tile = Tile::allocated(dst_type, size, cols, valid_rows, valid_cols)
+        let tile = Tile::allocated_unwritten(dst_type, size, cols, (valid_rows, valid_cols))
             .or_else(|e| allocation(e.0))?;
         let reg = TileReg::new(index as u32)
             .ok_or((FaultClass::TileAllocation, "register index".to_string()))?;
@@ -587,9 +587,12 @@ impl Machine {
 
 /// Mark the valid rectangle defined and fill the padding per the pad value (facts §4), writing
 /// only the padding: one row-wise fill per row, and uniform definedness unless a Null pad leaves
-/// the padding undefined.
+/// the padding undefined. The elements may stop after the last valid row (a kernel's output
+/// rows append to unwritten storage); they are grown to the whole tile first.
 pub fn publish_padding(tile: &mut Tile, pad: PadValue) {
     let pad_bits = tile.dtype.pad_bits(pad);
+    let whole = tile.rows as usize * tile.cols as usize;
+    tile.elements.resize(whole, pad_bits.unwrap_or(0));
     let (vr, vc) = (tile.valid_rows as usize, tile.valid_cols as usize);
     let cols = tile.cols as usize;
     // The tail of each valid row, then every row below the valid ones as one range.

@@ -39,6 +39,21 @@ impl Tile {
         valid_rows: u32,
         valid_cols: u32,
     ) -> Result<Tile, ShapeError> {
+        Tile::shaped(
+            dtype,
+            (rows, cols),
+            (valid_rows, valid_cols),
+            Elements::zeroed,
+        )
+    }
+
+    /// A tile of the given shape whose elements `storage(bits, count)` makes.
+    fn shaped(
+        dtype: DataType,
+        (rows, cols): (u32, u32),
+        (valid_rows, valid_cols): (u32, u32),
+        storage: fn(u32, usize) -> Elements,
+    ) -> Result<Tile, ShapeError> {
         if rows == 0 || cols == 0 || valid_rows == 0 || valid_cols == 0 {
             return Err(ShapeError(format!(
                 "tile dimensions must be nonzero ({rows}x{cols}, valid {valid_rows}x{valid_cols})"
@@ -57,7 +72,7 @@ impl Tile {
             cols,
             valid_rows,
             valid_cols,
-            elements: Elements::zeroed(dtype.bits(), count),
+            elements: storage(dtype.bits(), count),
             defined: Definedness::uniform(count, false),
         })
     }
@@ -70,13 +85,41 @@ impl Tile {
         valid_rows: u32,
         valid_cols: u32,
     ) -> Result<Tile, ShapeError> {
+        Tile::allocated_in(
+            dtype,
+            size_code,
+            cols,
+            (valid_rows, valid_cols),
+            Elements::zeroed,
+        )
+    }
+
+    /// [`Tile::allocated`] with no elements yet, only room for them: for a destination that
+    /// [`crate::machine::publish_padding`] completes after its kernel wrote the valid rows, so
+    /// its storage is not zeroed first (a pass over the whole tile).
+    pub(crate) fn allocated_unwritten(
+        dtype: DataType,
+        size_code: SizeCode,
+        cols: u32,
+        valid: (u32, u32),
+    ) -> Result<Tile, ShapeError> {
+        Tile::allocated_in(dtype, size_code, cols, valid, Elements::with_capacity)
+    }
+
+    fn allocated_in(
+        dtype: DataType,
+        size_code: SizeCode,
+        cols: u32,
+        valid: (u32, u32),
+        storage: fn(u32, usize) -> Elements,
+    ) -> Result<Tile, ShapeError> {
         let rows = size_code.derived_rows(cols, dtype.bits()).ok_or_else(|| {
             ShapeError(format!(
                 "{} bytes hold no whole rows of {cols} {dtype} columns",
                 size_code.bytes()
             ))
         })?;
-        let mut tile = Tile::new(dtype, rows, cols, valid_rows, valid_cols)?;
+        let mut tile = Tile::shaped(dtype, (rows, cols), valid, storage)?;
         tile.size_code = Some(size_code);
         Ok(tile)
     }

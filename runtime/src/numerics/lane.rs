@@ -4,7 +4,10 @@
 //! [`with_lane`] is the single `match` from a runtime DataType to its lane.
 
 use super::format::{self, Format};
-use super::minmax::{float_pick, float_pick_flag_in, float_pick_in, int_pick, int_pick_in, Pick};
+use super::minmax::{
+    float_pick, float_pick_flag_in, float_pick_in, float_pick_ordered_in, int_pick, int_pick_in,
+    is_nan_in, nan_rank_in, Pick,
+};
 use super::{float_arith, integer, Flags};
 use crate::elements::Carrier;
 use ptoc_isa::{DataType, ElementOp};
@@ -18,6 +21,13 @@ pub trait Lane {
     fn pick(pick: Pick, a: Self::Carrier, b: Self::Carrier) -> (Self::Carrier, Flags);
     /// The flags [`Lane::pick`] raises for one operand; its flags are the OR over both.
     fn pick_flag(x: Self::Carrier) -> Flags;
+    /// [`Lane::pick`] of two operands that are not NaNs ([`Lane::is_nan`]); it raises nothing.
+    fn pick_ordered(pick: Pick, a: Self::Carrier, b: Self::Carrier) -> Self::Carrier;
+    /// Whether `x` is a NaN (never, for integers).
+    fn is_nan(x: Self::Carrier) -> bool;
+    /// A rank under which the NaNs come last: the greatest rank of some operands is a NaN's
+    /// exactly when one of them is a NaN (a max-reduction finds whether any is).
+    fn nan_rank(x: Self::Carrier) -> Self::Carrier;
     fn add(a: u64, b: u64) -> (u64, Flags);
     fn sub(a: u64, b: u64) -> (u64, Flags);
     fn mul(a: u64, b: u64) -> (u64, Flags);
@@ -71,6 +81,21 @@ macro_rules! float_lane {
             fn pick_flag(x: $carrier) -> Flags {
                 float_pick_flag_in(Self::FMT, x)
             }
+            #[inline(always)]
+            fn pick_ordered(pick: Pick, a: $carrier, b: $carrier) -> $carrier {
+                float_pick_ordered_in(Self::FMT, pick, a, b)
+            }
+            #[inline(always)]
+            fn is_nan(x: $carrier) -> bool {
+                is_nan_in(
+                    Self::FMT,
+                    x & <$carrier>::from_bits(Self::FMT.carrier_mask()),
+                )
+            }
+            #[inline(always)]
+            fn nan_rank(x: $carrier) -> $carrier {
+                nan_rank_in(Self::FMT, x)
+            }
             #[inline]
             fn valid(bits: u64) -> bool {
                 Self::FMT.is_valid_encoding(bits)
@@ -91,7 +116,19 @@ macro_rules! int_lane {
             type Carrier = $carrier;
             #[inline(always)]
             fn pick(pick: Pick, a: $carrier, b: $carrier) -> ($carrier, Flags) {
-                (int_pick_in($signed, $bits, pick, a, b), 0)
+                (Self::pick_ordered(pick, a, b), 0)
+            }
+            #[inline(always)]
+            fn pick_ordered(pick: Pick, a: $carrier, b: $carrier) -> $carrier {
+                int_pick_in($signed, $bits, pick, a, b)
+            }
+            #[inline(always)]
+            fn is_nan(_: $carrier) -> bool {
+                false
+            }
+            #[inline(always)]
+            fn nan_rank(_: $carrier) -> $carrier {
+                0
             }
             #[inline(always)]
             fn pick_flag(_: $carrier) -> Flags {

@@ -23,13 +23,21 @@ fn body<C: Carrier>(fmt: &Format) -> C {
 
 /// Whether `x` is a NaN (compared in place, required-zero low bits ignored).
 #[inline(always)]
-fn is_nan_in<C: Carrier>(fmt: &Format, x: C) -> bool {
+pub fn is_nan_in<C: Carrier>(fmt: &Format, x: C) -> bool {
     let inf = C::from_bits(fmt.inf_or_nan(false));
     if fmt.has_inf {
         x & body(fmt) > inf
     } else {
         x & body(fmt) == inf & body(fmt)
     }
+}
+
+/// `x`'s magnitude bits: the NaNs are the greatest (above infinity, or E4M3's all-ones
+/// canonical NaN alone), so the greatest rank of some operands is a NaN's exactly when one of
+/// them is a NaN.
+#[inline(always)]
+pub fn nan_rank_in<C: Carrier>(fmt: &Format, x: C) -> C {
+    x & body(fmt)
 }
 
 /// The status MAX/MIN raises for one float operand: NV when it is a signalling NaN. An
@@ -47,11 +55,35 @@ pub fn float_pick_flag_in<C: Carrier>(fmt: &Format, x: C) -> Flags {
 }
 
 /// MAX/MIN of one float format on any carrier wide enough for it, branch-free so that element
-/// loops over native carriers vectorise: the order-key pick, then the NaN and zero cases as
-/// selects. Total order key of a non-NaN float: negative values bit-inverted, positive ones with
-/// the sign set, so ±0 already order as −0 < +0.
+/// loops over native carriers vectorise: the NaN cases as selects around
+/// [`float_pick_ordered_in`].
 #[inline(always)]
 pub fn float_pick_in<C: Carrier>(fmt: &Format, pick: Pick, a: C, b: C) -> (C, Flags) {
+    let mask = C::from_bits(fmt.carrier_mask());
+    let (a, b) = (a & mask, b & mask);
+    let ordered = float_pick_ordered_in(fmt, pick, a, b);
+    let (a_nan, b_nan) = (is_nan_in(fmt, a), is_nan_in(fmt, b));
+    let result = if a_nan && b_nan {
+        C::from_bits(fmt.canonical_nan)
+    } else if a_nan {
+        b
+    } else if b_nan {
+        a
+    } else {
+        ordered
+    };
+    (
+        result,
+        float_pick_flag_in(fmt, a) | float_pick_flag_in(fmt, b),
+    )
+}
+
+/// [`float_pick_in`] of two operands that are not NaNs (no status then): the order-key pick and
+/// the zero rule, about half the vector instructions of the whole rule. Total order key of a
+/// non-NaN float: negative values bit-inverted, positive ones with the sign set, so ±0 already
+/// order as −0 < +0.
+#[inline(always)]
+pub fn float_pick_ordered_in<C: Carrier>(fmt: &Format, pick: Pick, a: C, b: C) -> C {
     let c = |bits: u64| C::from_bits(bits);
     let (mask, sign) = (c(fmt.carrier_mask()), c(fmt.sign_bit()));
     let (a, b) = (a & mask, b & mask);
@@ -69,22 +101,11 @@ pub fn float_pick_in<C: Carrier>(fmt: &Format, pick: Pick, a: C, b: C) -> (C, Fl
         Pick::Max => a & b & sign,
         Pick::Min => (a | b) & sign,
     };
-    let (a_nan, b_nan) = (is_nan_in(fmt, a), is_nan_in(fmt, b));
-    let result = if a_nan && b_nan {
-        c(fmt.canonical_nan)
-    } else if a_nan {
-        b
-    } else if b_nan {
-        a
-    } else if both_zero {
+    if both_zero {
         signed_zero
     } else {
         ordered
-    };
-    (
-        result,
-        float_pick_flag_in(fmt, a) | float_pick_flag_in(fmt, b),
-    )
+    }
 }
 
 /// [`float_pick_in`] on `u64` carriers (bits above the format's width are ignored).
