@@ -131,8 +131,12 @@ impl PassManager {
     }
 
     /// Parse a `--pass-pipeline` value: a comma-separated list of pass names, optionally nested in
-    /// `builtin.module(…)` and/or `func.func(…)`.
+    /// `builtin.module(…)` and/or `func.func(…)`; empty means no pass.
     pub fn parse(text: &str) -> Result<PassManager, PipelineError> {
+        // An empty pipeline runs no pass, as `mlir-opt --pass-pipeline=` does.
+        if text.trim().is_empty() {
+            return Ok(PassManager::new());
+        }
         let mut parser = PipelineParser { text, pos: 0 };
         let mut passes = Vec::new();
         parser.list(Anchor::Top, &mut passes)?;
@@ -334,6 +338,12 @@ mod tests {
 
     fn names(text: &str) -> Result<Vec<&'static str>, PipelineError> {
         PassManager::parse(text).map(|pm| pm.pass_names())
+    }
+
+    #[test]
+    fn an_empty_pipeline_runs_no_pass() {
+        assert_eq!(names(""), Ok(vec![]));
+        assert_eq!(names("  "), Ok(vec![]));
     }
 
     #[test]

@@ -66,7 +66,7 @@ pub struct Driver {
 impl Driver {
     /// A driver for `options`; a malformed `--pass-pipeline` is reported here, once.
     pub fn new(options: Options) -> Result<Driver, String> {
-        if let Some(text) = options.pipeline.as_deref().filter(|t| !t.trim().is_empty()) {
+        if let Some(text) = &options.pipeline {
             PassManager::parse(text).map_err(|e| {
                 format!(
                     "error: invalid --pass-pipeline at character {}: {e}\n  {text}\n  {}^",
@@ -117,8 +117,6 @@ impl Driver {
 
     fn pass_manager(&self) -> PassManager {
         match &self.options.pipeline {
-            // An empty pipeline runs no pass, as in mlir-opt.
-            Some(text) if text.trim().is_empty() => PassManager::new(),
             // Checked in `new`.
             Some(text) => PassManager::parse(text).unwrap_or_default(),
             None => PassManager::default_pipeline(&self.options.pass_options),
