@@ -61,23 +61,27 @@ pub struct Outcome {
 pub struct Driver {
     frontend: Frontend,
     options: Options,
+    /// The configured pipeline, built once from the options.
+    pipeline: PassManager,
 }
 
 impl Driver {
     /// A driver for `options`; a malformed `--pass-pipeline` is reported here, once.
     pub fn new(options: Options) -> Result<Driver, String> {
-        if let Some(text) = &options.pipeline {
-            PassManager::parse(text).map_err(|e| {
+        let pipeline = match &options.pipeline {
+            Some(text) => PassManager::parse(text).map_err(|e| {
                 format!(
                     "error: invalid --pass-pipeline at character {}: {e}\n  {text}\n  {}^",
                     e.offset + 1,
                     " ".repeat(e.offset)
                 )
-            })?;
-        }
+            })?,
+            None => PassManager::default_pipeline(&options.pass_options),
+        };
         Ok(Driver {
             frontend: Frontend::new(),
             options,
+            pipeline,
         })
     }
 
@@ -115,21 +119,13 @@ impl Driver {
         }
     }
 
-    fn pass_manager(&self) -> PassManager {
-        match &self.options.pipeline {
-            // Checked in `new`.
-            Some(text) => PassManager::parse(text).unwrap_or_default(),
-            None => PassManager::default_pipeline(&self.options.pass_options),
-        }
-    }
-
     /// Run the configured pipeline, writing IR dumps and statistics to `side_output`.
     pub fn run_pipeline(
         &self,
         module: &mut Module,
         side_output: &mut String,
     ) -> Result<(), Vec<Diagnostic>> {
-        let pm = self.pass_manager();
+        let pm = &self.pipeline;
         let mut ctx = PassContext::new(self.options.pass_options.clone());
         let printing = &self.options.ir_printing;
         let mut observer = |when: When, pass: &str, module: &Module| {
