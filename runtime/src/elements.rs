@@ -30,6 +30,7 @@ pub trait Carrier:
 {
     /// The carrier's width in bits.
     const BITS: u32;
+    const ZERO: Self;
     /// The low `Self::BITS` bits of `bits`.
     fn from_bits(bits: u64) -> Self;
     /// The carrier's bits, zero-extended.
@@ -54,6 +55,7 @@ macro_rules! carrier {
     ($t:ty, $variant:ident) => {
         impl Carrier for $t {
             const BITS: u32 = <$t>::BITS;
+            const ZERO: Self = 0;
             #[inline(always)]
             fn from_bits(bits: u64) -> Self {
                 bits as $t

@@ -55,8 +55,20 @@ impl<'a, C: Carrier> Rows<'a, C> {
             .ok_or(KernelError::Geometry)
     }
 
-    fn at(&self, r: usize, c: usize) -> Result<C, KernelError> {
-        self.row(r, c + 1).map(|row| row[c])
+    /// The first `len` elements of each of the rows `0..rows`; an error unless the storage
+    /// holds them all.
+    fn whole(
+        &self,
+        (rows, len): (usize, usize),
+    ) -> Result<impl Iterator<Item = &'a [C]> + Clone + use<'a, C>, KernelError> {
+        if rows > 0 {
+            self.row(rows - 1, len)?;
+        }
+        let elements = self.elements;
+        Ok(elements
+            .chunks(self.cols.max(1))
+            .take(rows)
+            .map(move |row| &row[..len]))
     }
 
     /// `each` of the leading `rows × len` rectangle's rows, combined with `join`; one call on
@@ -266,64 +278,28 @@ fn pick_loops<L: Lane, const MAX: bool>() -> [Option<PickLoop>; 3] {
     [None, None, Some(pick_loop::<L, MAX>)]
 }
 
-/// The MIN/MAX loop. Its only status, NV, comes from each operand alone ([`Lane::pick_flag`]), so
-/// the flags are a scan of the operands and the element loop carries none: reducing a flag
-/// accumulator after every row cost as much as a 128-column row's element work. Operands without
-/// NaNs (the usual case) raise nothing and take the [`Lane::pick_ordered`] half of the rule,
-/// about half the vector instructions.
+/// The MIN/MAX loop. Operands without NaNs (the usual case) raise nothing and take the
+/// [`Lane::pick_ordered`] half of the rule, about half the vector instructions. The loop runs
+/// that half while it notes whether any operand is a NaN (a compare and a mask OR per vector,
+/// cheaper than a separate pass over the operands), and only then runs again with the whole
+/// rule. NV, the only status, comes from each operand alone ([`Lane::pick_flag`]), so it is
+/// then a scan of the operands.
 #[inline(always)]
-fn pick_loop<L: Lane, const MAX: bool>(job: Job) -> Result<Flags, KernelError> {
+fn pick_loop<L: Lane, const MAX: bool>(mut job: Job) -> Result<Flags, KernelError> {
     let pick = if MAX { Pick::Max } else { Pick::Min };
-    match nan_operand_flags::<L>(&job)? {
-        Some(flags) => {
-            map_binary(job, move |a, b| (L::pick(pick, a, b).0, 0))?;
-            Ok(flags)
-        }
-        None => {
-            map_binary(job, move |a, b| (L::pick_ordered(pick, a, b), 0))?;
-            Ok(0)
-        }
+    let operands = BinaryOperands::<L::Carrier>::of(&job)?;
+    let mut out = OutRows::of(&mut job)?;
+    let nan = operands.map(&mut out, |a, b| {
+        (
+            L::pick_ordered(pick, a, b),
+            AnyNan(L::is_nan(a) | L::is_nan(b)),
+        )
+    })?;
+    if !nan.0 {
+        return Ok(0);
     }
-}
-
-/// `None` when no operand element a binary or expand job reads is a NaN, else the OR of
-/// [`Lane::pick_flag`] over them. The NaN test is one max-reduction of [`Lane::nan_rank`] (two
-/// vector instructions an element); only operands with a NaN are scanned for the flags.
-#[inline(always)]
-fn nan_operand_flags<L: Lane>(job: &Job) -> Result<Option<Flags>, KernelError> {
-    expect_sources(job, 2)?;
-    let (vr, vc) = job.domain;
-    if vr == 0 || vc == 0 {
-        return Ok(None);
-    }
-    let (a, b) = (job.sources[0].rows::<L::Carrier>()?, job.sources[1].rows()?);
-    let b_domain = match job.kind {
-        OpKind::Expand(Axis::Row, _) => (vr, 1),
-        OpKind::Expand(Axis::Col, _) => (1, vc),
-        _ => (vr, vc),
-    };
-    let rank = |xs: &[L::Carrier]| {
-        xs.iter().fold(Default::default(), |m: L::Carrier, &x| {
-            m.max(L::nan_rank(x))
-        })
-    };
-    let top = [
-        a.fold_rect((vr, vc), rank, Ord::max)?,
-        b.fold_rect(b_domain, rank, Ord::max)?,
-    ];
-    if !top.into_iter().flatten().any(L::is_nan) {
-        return Ok(None);
-    }
-    let flag = |xs: &[L::Carrier]| {
-        xs.iter()
-            .fold(0, |acc, &x| acc | u32::from(L::pick_flag(x)))
-    };
-    let or = |x: u32, y: u32| x | y;
-    let flags = [
-        a.fold_rect((vr, vc), flag, or)?,
-        b.fold_rect(b_domain, flag, or)?,
-    ];
-    Ok(Some(flags.into_iter().flatten().fold(0, or) as Flags))
+    operands.map(&mut out, |a, b| (L::pick(pick, a, b).0, NoStatus))?;
+    operands.pick_flags::<L>()
 }
 
 /// An element function on zero-extended `u64` bits as one on carriers (`S` in, `D` out; the
@@ -346,9 +322,9 @@ fn expect_sources(job: &Job, count: usize) -> Result<(), KernelError> {
     }
 }
 
-/// Output rows of the destination, at carrier width `D`, written in place when the storage
-/// already holds them (a zeroed tile) and otherwise appended to it: the interpreter's destination
-/// starts empty with room for the tile, so it is not zeroed before the kernel overwrites it.
+/// Output rows of the destination at carrier width `D`. The kernel starts from empty storage
+/// (kept allocated) and writes its rows in one go, so the interpreter's destination, which starts
+/// with room for the tile, is never zeroed before the kernel overwrites it.
 struct OutRows<'o, D> {
     elements: &'o mut Vec<D>,
     cols: usize,
@@ -363,44 +339,47 @@ impl<'o, D: Carrier> OutRows<'o, D> {
         })
     }
 
-    /// Write the first `len` elements of row `r` from `values`; returns the OR of their flags
-    /// (accumulated at 32 bits, which vectorises without narrowing each lane's flags to a byte).
-    /// Appending fills any elements before the row with zeros (padding, which publication
-    /// rewrites) and leaves the storage ending at the row.
+    /// Rows `0..rows`, one per item of `rows_in`: row `r` starts with the `len` values of
+    /// `values(item r)` and ends with zeros (padding, which publication rewrites). Returns what
+    /// the values gathered; replaces whatever the storage held. The rows are cut from one block
+    /// of room, so a row costs little more than its values (a 128-column row is only a few
+    /// vector iterations).
     #[inline(always)]
-    fn write(
+    fn write_rows<T, G: Gather, I: Iterator<Item = (D, G)>>(
         &mut self,
-        r: usize,
-        len: usize,
-        values: impl Iterator<Item = (D, Flags)>,
-    ) -> Result<Flags, KernelError> {
-        if len > self.cols {
+        (rows, len): (usize, usize),
+        rows_in: impl Iterator<Item = T>,
+        values: impl Fn(T) -> I,
+    ) -> Result<G, KernelError> {
+        let cols = self.cols;
+        let whole = rows.checked_mul(cols).ok_or(KernelError::Geometry)?;
+        if len > cols || (cols == 0 && rows > 0) {
             return Err(KernelError::Geometry);
         }
-        let start = r * self.cols;
-        let end = start.checked_add(len).ok_or(KernelError::Geometry)?;
-        let v = &mut *self.elements;
-        let mut flags = 0u32;
-        if let Some(row) = v.get_mut(start..end) {
-            for (d, (x, f)) in row.iter_mut().zip(values) {
-                *d = x;
-                flags |= u32::from(f);
+        self.elements.clear();
+        self.elements.reserve(whole);
+        let room = &mut self.elements.spare_capacity_mut()[..whole];
+        let mut gathered = G::NONE;
+        let mut done = 0;
+        for (row, item) in room.chunks_exact_mut(cols.max(1)).zip(rows_in) {
+            let mut written = 0;
+            for (slot, (x, g)) in row[..len].iter_mut().zip(values(item)) {
+                slot.write(x);
+                gathered = gathered.join(g);
+                written += 1;
             }
-            return Ok(flags as Flags);
+            for slot in &mut row[written..] {
+                slot.write(D::ZERO);
+            }
+            done += 1;
         }
-        if v.len() != start {
-            v.resize(start, D::default());
+        // SAFETY: every slot of the first `done` rows was initialised just above.
+        unsafe { self.elements.set_len(done * cols) };
+        if done == rows {
+            Ok(gathered)
+        } else {
+            Err(KernelError::Geometry)
         }
-        v.reserve(len);
-        let mut written = 0;
-        for (slot, (x, f)) in v.spare_capacity_mut()[..len].iter_mut().zip(values) {
-            slot.write(x);
-            flags |= u32::from(f);
-            written += 1;
-        }
-        // SAFETY: the `written` slots after the old length were initialised just above.
-        unsafe { v.set_len(start + written) };
-        Ok(flags as Flags)
     }
 }
 
@@ -408,45 +387,159 @@ impl<'o, D: Carrier> OutRows<'o, D> {
 fn map_unary<C: Carrier>(mut job: Job, f: impl Fn(C) -> (C, Flags)) -> Result<Flags, KernelError> {
     expect_sources(&job, 1)?;
     let (vr, vc) = job.domain;
-    let src = job.sources[0].rows::<C>()?;
-    let mut out = OutRows::of(&mut job)?;
-    let mut flags = 0;
-    for r in 0..vr {
-        let s = src.row(r, vc)?;
-        flags |= out.write(r, vc, s.iter().map(|&x| f(x)))?;
-    }
-    Ok(flags)
+    let src = job.sources[0].rows::<C>()?.whole((vr, vc))?;
+    let status = OutRows::of(&mut job)?.write_rows((vr, vc), src, |s| {
+        s.iter().map(|&x| {
+            let (v, flags) = f(x);
+            (v, Status::from(flags))
+        })
+    })?;
+    Ok(status.flags())
 }
 
-/// Binary and expand ops: `out[r][c] = f(a[r][c], b)` with `b` the second source at `[r][c]`
-/// (binary), `[r][0]` (row expand) or `[0][c]` (column expand).
+/// Binary and expand ops: `out[r][c] = f(a[r][c], b)` over the domain.
 #[inline(always)]
 fn map_binary<S: Carrier, D: Carrier>(
     mut job: Job,
     f: impl Fn(S, S) -> (D, Flags),
 ) -> Result<Flags, KernelError> {
-    expect_sources(&job, 2)?;
-    let (vr, vc) = job.domain;
-    let (a, b) = (job.sources[0].rows::<S>()?, job.sources[1].rows::<S>()?);
-    let kind = job.kind;
+    let operands = BinaryOperands::of(&job)?;
     let mut out = OutRows::of(&mut job)?;
-    let mut flags = 0;
-    let col_bcast = match kind {
-        OpKind::Expand(Axis::Col, _) => Some(b.row(0, vc)?),
-        _ => None,
-    };
-    for r in 0..vr {
-        let s = a.row(r, vc)?;
-        flags |= match (kind, col_bcast) {
-            (OpKind::Expand(Axis::Row, _), _) => {
-                let x = b.at(r, 0)?;
-                out.write(r, vc, s.iter().map(|&y| f(y, x)))?
-            }
-            (_, Some(brow)) => out.write(r, vc, s.iter().zip(brow).map(|(&y, &x)| f(y, x)))?,
-            _ => out.write(r, vc, s.iter().zip(b.row(r, vc)?).map(|(&y, &x)| f(y, x)))?,
-        };
+    let status = operands.map(&mut out, |a, b| {
+        let (v, flags) = f(a, b);
+        (v, Status::from(flags))
+    })?;
+    Ok(status.flags())
+}
+
+/// The operands of a binary or expand op at carrier width `S`, over a `rows × len` domain; the
+/// second one is read at `[r][c]` (binary), `[r][0]` (row expand) or `[0][c]` (column expand).
+struct BinaryOperands<'a, S> {
+    kind: OpKind,
+    a: Rows<'a, S>,
+    b: Rows<'a, S>,
+    rows: usize,
+    len: usize,
+}
+
+impl<'a, S: Carrier> BinaryOperands<'a, S> {
+    fn of(job: &Job<'a, '_>) -> Result<BinaryOperands<'a, S>, KernelError> {
+        expect_sources(job, 2)?;
+        let (rows, len) = job.domain;
+        Ok(BinaryOperands {
+            kind: job.kind,
+            a: job.sources[0].rows()?,
+            b: job.sources[1].rows()?,
+            rows,
+            len,
+        })
     }
-    Ok(flags)
+
+    /// `out[r][c] = f(a[r][c], b)` over the domain, gathering what `f` reports.
+    #[inline(always)]
+    fn map<D: Carrier, G: Gather>(
+        &self,
+        out: &mut OutRows<D>,
+        f: impl Fn(S, S) -> (D, G),
+    ) -> Result<G, KernelError> {
+        let domain = (self.rows, self.len);
+        let a = self.a.whole(domain)?;
+        let f = &f;
+        match self.kind {
+            OpKind::Expand(Axis::Row, _) => {
+                let b = self.b.whole((self.rows, 1))?.map(|x| x[0]);
+                out.write_rows(domain, a.zip(b), |(s, x)| s.iter().map(move |&y| f(y, x)))
+            }
+            OpKind::Expand(Axis::Col, _) => {
+                let brow = self.b.row(0, self.len)?;
+                out.write_rows(domain, a, |s| s.iter().zip(brow).map(|(&y, &x)| f(y, x)))
+            }
+            _ => {
+                let b = self.b.whole(domain)?;
+                out.write_rows(domain, a.zip(b), |(s, t)| {
+                    s.iter().zip(t).map(|(&y, &x)| f(y, x))
+                })
+            }
+        }
+    }
+
+    /// The OR of [`Lane::pick_flag`] over every operand element the domain reads.
+    fn pick_flags<L: Lane<Carrier = S>>(&self) -> Result<Flags, KernelError> {
+        let (rows, len) = (self.rows, self.len);
+        let b_domain = match self.kind {
+            OpKind::Expand(Axis::Row, _) => (rows, 1),
+            OpKind::Expand(Axis::Col, _) => (rows.min(1), len),
+            _ => (rows, len),
+        };
+        let flags = |xs: &[S]| {
+            xs.iter()
+                .fold(Status::NONE, |acc, &x| acc.join(L::pick_flag(x).into()))
+        };
+        let a = self.a.fold_rect((rows, len), flags, Status::join)?;
+        let b = self.b.fold_rect(b_domain, flags, Status::join)?;
+        let both = [a, b]
+            .into_iter()
+            .flatten()
+            .fold(Status::NONE, Status::join);
+        Ok(both.flags())
+    }
+}
+
+/// What an element loop gathers from the elements it computes besides their values, joined
+/// over all of them.
+trait Gather: Copy {
+    /// What no element contributes.
+    const NONE: Self;
+    fn join(self, other: Self) -> Self;
+}
+
+/// Status flags, gathered 32 bits wide: a loop narrowing every lane's flags to a byte does not
+/// vectorise.
+#[derive(Clone, Copy)]
+struct Status(u32);
+
+impl Status {
+    fn flags(self) -> Flags {
+        self.0 as Flags
+    }
+}
+
+impl From<Flags> for Status {
+    fn from(flags: Flags) -> Status {
+        Status(u32::from(flags))
+    }
+}
+
+impl Gather for Status {
+    const NONE: Status = Status(0);
+    #[inline(always)]
+    fn join(self, other: Status) -> Status {
+        Status(self.0 | other.0)
+    }
+}
+
+/// Whether any element is a NaN.
+#[derive(Clone, Copy)]
+struct AnyNan(bool);
+
+impl Gather for AnyNan {
+    const NONE: AnyNan = AnyNan(false);
+    #[inline(always)]
+    fn join(self, other: AnyNan) -> AnyNan {
+        AnyNan(self.0 | other.0)
+    }
+}
+
+/// Nothing gathered.
+#[derive(Clone, Copy)]
+struct NoStatus;
+
+impl Gather for NoStatus {
+    const NONE: NoStatus = NoStatus;
+    #[inline(always)]
+    fn join(self, _: NoStatus) -> NoStatus {
+        NoStatus
+    }
 }
 
 /// TROWEXPAND/TCOLEXPAND: bit copies of the broadcast source, no status.
@@ -455,12 +548,17 @@ fn copy_broadcast<C: Carrier>(mut job: Job, axis: Axis) -> Result<Flags, KernelE
     let (vr, vc) = job.domain;
     let b = job.sources[0].rows::<C>()?;
     let mut out = OutRows::of(&mut job)?;
-    for r in 0..vr {
-        match axis {
-            Axis::Row => out.write(r, vc, std::iter::repeat((b.at(r, 0)?, 0)))?,
-            Axis::Col => out.write(r, vc, b.row(0, vc)?.iter().map(|&x| (x, 0)))?,
-        };
-    }
+    match axis {
+        Axis::Row => out.write_rows((vr, vc), b.whole((vr, 1))?, |x| {
+            std::iter::repeat((x[0], NoStatus))
+        })?,
+        Axis::Col => {
+            let brow = b.row(0, vc)?;
+            out.write_rows((vr, vc), std::iter::repeat(brow), |s| {
+                s.iter().map(|&x| (x, NoStatus))
+            })?
+        }
+    };
     Ok(0)
 }
 
@@ -475,28 +573,26 @@ fn reduce<L: Lane, D: Carrier>(
     let (vr, vc) = job.domain;
     let src = job.sources[0].rows::<L::Carrier>()?;
     let mut out = OutRows::<D>::of(&mut job)?;
-    let mut flags = 0;
-    match axis {
-        Axis::Row => {
-            for r in 0..vr {
-                let (v, fl) = fold::<L>(red, src.row(r, vc)?.iter().map(|x| x.bits()));
-                flags |= out.write(r, 1, std::iter::once((D::from_bits(v), fl)))?;
-            }
-        }
+    let folded = |xs: &mut dyn Iterator<Item = u64>| {
+        let (v, flags) = fold::<L>(red, xs);
+        (D::from_bits(v), Status::from(flags))
+    };
+    let status = match axis {
+        Axis::Row => out.write_rows((vr, 1), src.whole((vr, vc))?, |s| {
+            std::iter::once(folded(&mut s.iter().map(|x| x.bits())))
+        })?,
         Axis::Col => {
             // Every row must hold the domain's columns before the strided walk.
             if vr > 0 {
                 src.row(vr - 1, vc)?;
             }
             let column = |c: usize| (0..vr).map(move |r| src.elements[r * src.cols + c].bits());
-            let folds = (0..vc).map(|c| {
-                let (v, fl) = fold::<L>(red, column(c));
-                (D::from_bits(v), fl)
-            });
-            flags |= out.write(0, vc, folds)?;
+            out.write_rows((1, vc), std::iter::once(()), |()| {
+                (0..vc).map(move |c| folded(&mut column(c)))
+            })?
         }
-    }
-    Ok(flags)
+    };
+    Ok(status.flags())
 }
 
 #[cfg(test)]

@@ -173,6 +173,12 @@ impl Machine {
         self.regs[reg.index() as usize].as_ref().map(|s| &s.tile)
     }
 
+    /// The kernel ABI's other end: take a result tile out of its register, which becomes free
+    /// (the host's doing; no instruction frees a register, facts §3.4).
+    pub fn unload(&mut self, reg: TileReg) -> Option<Tile> {
+        self.regs[reg.index() as usize].take().map(|s| s.tile)
+    }
+
     /// Every allocated register with its tile, in register order.
     pub fn allocated(&self) -> impl Iterator<Item = (TileReg, &Tile)> + '_ {
         self.regs.iter().enumerate().filter_map(|(i, s)| {

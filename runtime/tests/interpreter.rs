@@ -49,6 +49,12 @@ fn worked_example_trowexpandmax_fp32_words() {
         }
     }
     assert_eq!(m.flags(), 0);
+    // Unloading a result frees its register: the same bundle renames to it again.
+    let taken = m.unload(reg(2)).expect("the result");
+    assert!(m.tile(reg(2)).is_none());
+    m.run(&words).unwrap();
+    assert_eq!(m.unload(reg(2)), Some(taken));
+    assert_eq!(m.unload(reg(2)), None);
 }
 
 trait ParseMask {

@@ -6,7 +6,7 @@
 use super::format::{self, Format};
 use super::minmax::{
     float_pick, float_pick_flag_in, float_pick_in, float_pick_ordered_in, int_pick, int_pick_in,
-    is_nan_in, nan_rank_in, Pick,
+    is_nan_in, Pick,
 };
 use super::{float_arith, integer, Flags};
 use crate::elements::Carrier;
@@ -25,9 +25,6 @@ pub trait Lane {
     fn pick_ordered(pick: Pick, a: Self::Carrier, b: Self::Carrier) -> Self::Carrier;
     /// Whether `x` is a NaN (never, for integers).
     fn is_nan(x: Self::Carrier) -> bool;
-    /// A rank under which the NaNs come last: the greatest rank of some operands is a NaN's
-    /// exactly when one of them is a NaN (a max-reduction finds whether any is).
-    fn nan_rank(x: Self::Carrier) -> Self::Carrier;
     fn add(a: u64, b: u64) -> (u64, Flags);
     fn sub(a: u64, b: u64) -> (u64, Flags);
     fn mul(a: u64, b: u64) -> (u64, Flags);
@@ -92,10 +89,6 @@ macro_rules! float_lane {
                     x & <$carrier>::from_bits(Self::FMT.carrier_mask()),
                 )
             }
-            #[inline(always)]
-            fn nan_rank(x: $carrier) -> $carrier {
-                nan_rank_in(Self::FMT, x)
-            }
             #[inline]
             fn valid(bits: u64) -> bool {
                 Self::FMT.is_valid_encoding(bits)
@@ -125,10 +118,6 @@ macro_rules! int_lane {
             #[inline(always)]
             fn is_nan(_: $carrier) -> bool {
                 false
-            }
-            #[inline(always)]
-            fn nan_rank(_: $carrier) -> $carrier {
-                0
             }
             #[inline(always)]
             fn pick_flag(_: $carrier) -> Flags {

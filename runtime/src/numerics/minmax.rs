@@ -32,14 +32,6 @@ pub fn is_nan_in<C: Carrier>(fmt: &Format, x: C) -> bool {
     }
 }
 
-/// `x`'s magnitude bits: the NaNs are the greatest (above infinity, or E4M3's all-ones
-/// canonical NaN alone), so the greatest rank of some operands is a NaN's exactly when one of
-/// them is a NaN.
-#[inline(always)]
-pub fn nan_rank_in<C: Carrier>(fmt: &Format, x: C) -> C {
-    x & body(fmt)
-}
-
 /// The status MAX/MIN raises for one float operand: NV when it is a signalling NaN. An
 /// operation's flags are the OR over its two operands, so a tile loop may collect them from the
 /// operands alone.
