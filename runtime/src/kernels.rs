@@ -15,6 +15,7 @@ use crate::numerics::minmax::Pick;
 use crate::numerics::reduce::fold;
 use crate::numerics::{exp, Flags};
 use ptoc_isa::{Axis, DataType, ElementOp, OpKind, Reduction};
+use std::mem::MaybeUninit;
 
 /// A read-only row-major view of a tile's elements, at whatever width they are stored.
 #[derive(Clone, Copy, Debug)]
@@ -289,17 +290,34 @@ fn pick_loop<L: Lane, const MAX: bool>(mut job: Job) -> Result<Flags, KernelErro
     let pick = if MAX { Pick::Max } else { Pick::Min };
     let operands = BinaryOperands::<L::Carrier>::of(&job)?;
     let mut out = OutRows::of(&mut job)?;
-    let nan = operands.map(&mut out, |a, b| {
-        (
-            L::pick_ordered(pick, a, b),
-            AnyNan(L::is_nan(a) | L::is_nan(b)),
-        )
-    })?;
+    // An expand's second operand is a row or column, checked apart; a binary op's is a tile.
+    let nan = if matches!(operands.kind, OpKind::Expand(..)) {
+        let b_nan = operands
+            .b
+            .fold_rect(operands.b_domain(), any_nan::<L>, AnyNan::join)?;
+        let a_nan = operands.map(&mut out, |a, b| {
+            (L::pick_ordered(pick, a, b), AnyNan(L::is_nan(a)))
+        })?;
+        a_nan.join(b_nan.unwrap_or(AnyNan::NONE))
+    } else {
+        operands.map(&mut out, |a, b| {
+            (
+                L::pick_ordered(pick, a, b),
+                AnyNan(L::is_nan(a) | L::is_nan(b)),
+            )
+        })?
+    };
     if !nan.0 {
         return Ok(0);
     }
     operands.map(&mut out, |a, b| (L::pick(pick, a, b).0, NoStatus))?;
     operands.pick_flags::<L>()
+}
+
+/// Whether any of `xs` is a NaN.
+#[inline(always)]
+fn any_nan<L: Lane>(xs: &[L::Carrier]) -> AnyNan {
+    AnyNan(xs.iter().fold(false, |any, &x| any | L::is_nan(x)))
 }
 
 /// An element function on zero-extended `u64` bits as one on carriers (`S` in, `D` out; the
@@ -362,15 +380,7 @@ impl<'o, D: Carrier> OutRows<'o, D> {
         let mut gathered = G::NONE;
         let mut done = 0;
         for (row, item) in room.chunks_exact_mut(cols.max(1)).zip(rows_in) {
-            let mut written = 0;
-            for (slot, (x, g)) in row[..len].iter_mut().zip(values(item)) {
-                slot.write(x);
-                gathered = gathered.join(g);
-                written += 1;
-            }
-            for slot in &mut row[written..] {
-                slot.write(D::ZERO);
-            }
+            gathered = gathered.join(fill_row(row, len, values(item)));
             done += 1;
         }
         // SAFETY: every slot of the first `done` rows was initialised just above.
@@ -381,6 +391,29 @@ impl<'o, D: Carrier> OutRows<'o, D> {
             Err(KernelError::Geometry)
         }
     }
+}
+
+/// Write the first `len` slots of `row` from `values` and zeros after them (all of them if
+/// `values` ends early); returns what the values gathered. A function of its own so that the
+/// row's exclusive borrow reaches the optimiser as "aliases nothing", which spares the vector
+/// loop a run-time overlap check against the operands.
+#[inline(always)]
+fn fill_row<D: Carrier, G: Gather>(
+    row: &mut [MaybeUninit<D>],
+    len: usize,
+    values: impl Iterator<Item = (D, G)>,
+) -> G {
+    let mut gathered = G::NONE;
+    let (mut written, len) = (0, len.min(row.len()));
+    for (slot, (x, g)) in row[..len].iter_mut().zip(values) {
+        slot.write(x);
+        gathered = gathered.join(g);
+        written += 1;
+    }
+    for slot in &mut row[written..] {
+        slot.write(D::ZERO);
+    }
+    gathered
 }
 
 /// `out[r][c] = f(src[r][c])` over the domain.
@@ -463,14 +496,19 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
         }
     }
 
+    /// The rectangle of the second operand that the domain reads.
+    fn b_domain(&self) -> (usize, usize) {
+        match self.kind {
+            OpKind::Expand(Axis::Row, _) => (self.rows, 1),
+            OpKind::Expand(Axis::Col, _) => (self.rows.min(1), self.len),
+            _ => (self.rows, self.len),
+        }
+    }
+
     /// The OR of [`Lane::pick_flag`] over every operand element the domain reads.
     fn pick_flags<L: Lane<Carrier = S>>(&self) -> Result<Flags, KernelError> {
         let (rows, len) = (self.rows, self.len);
-        let b_domain = match self.kind {
-            OpKind::Expand(Axis::Row, _) => (rows, 1),
-            OpKind::Expand(Axis::Col, _) => (rows.min(1), len),
-            _ => (rows, len),
-        };
+        let b_domain = self.b_domain();
         let flags = |xs: &[S]| {
             xs.iter()
                 .fold(Status::NONE, |acc, &x| acc.join(L::pick_flag(x).into()))
@@ -701,6 +739,46 @@ mod tests {
         ]);
         twins_agree::<Fp16>(&[0x7E00, 0x7C01, 0xFE01, 0x8000, 0, 0xFC00]);
         twins_agree::<S8>(&[0x80, 0x7F, 0xFF, 0]);
+    }
+
+    /// A NaN in only one operand, either one, of a binary op or an expand still takes the whole
+    /// rule: the other operand's value and NV for a signalling NaN (facts §1.8), not the
+    /// order-key pick (which would return the NaN).
+    #[test]
+    fn a_nan_in_one_operand_takes_the_whole_rule() {
+        let (rows, cols) = (3, 20);
+        let one = 1.0f32.to_bits() as u64;
+        let signalling = 0x7F80_0001;
+        let tile = |len: usize, nan_at: Option<usize>| {
+            let mut e = Elements::zeroed(32, len);
+            (0..len).for_each(|i| e.set(i, if Some(i) == nan_at { signalling } else { one }));
+            e
+        };
+        // The second operand as each op reads it: a tile, a column, a row.
+        for (kind, b_len, b_cols) in [
+            (OpKind::Binary(ElementOp::Max), rows * cols, cols),
+            (OpKind::Expand(Axis::Row, Some(ElementOp::Max)), rows, 1),
+            (OpKind::Expand(Axis::Col, Some(ElementOp::Max)), cols, cols),
+        ] {
+            for (a_nan, b_nan) in [(Some(rows * cols - 1), None), (None, Some(b_len - 1))] {
+                let (a, b) = (tile(rows * cols, a_nan), tile(b_len, b_nan));
+                let sources = [View::new(&a, cols), View::new(&b, b_cols)];
+                for run in pick_loops::<Fp32, true>().into_iter().flatten() {
+                    let mut out = Elements::with_capacity(32, rows * cols);
+                    let job = Job {
+                        kind,
+                        src_type: DataType::FP32,
+                        dst_type: DataType::FP32,
+                        sources: &sources,
+                        out: &mut out,
+                        out_cols: cols,
+                        domain: (rows, cols),
+                    };
+                    assert_eq!(run(job), Ok(crate::numerics::NV), "{kind:?}");
+                    assert!(out.iter().all(|x| x == one), "{kind:?} {a_nan:?} {b_nan:?}");
+                }
+            }
+        }
     }
 
     #[test]

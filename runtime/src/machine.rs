@@ -601,8 +601,10 @@ pub fn publish_padding(tile: &mut Tile, pad: PadValue) {
     tile.elements.resize(whole, pad_bits.unwrap_or(0));
     let (vr, vc) = (tile.valid_rows as usize, tile.valid_cols as usize);
     let cols = tile.cols as usize;
-    // The tail of each valid row, then every row below the valid ones as one range.
-    let tails = (0..vr).map(|r| r * cols + vc..(r + 1) * cols);
+    // The tail of each valid row (none when the rows are whole), then every row below the valid
+    // ones as one range.
+    let tail_rows = if vc < cols { 0..vr } else { 0..0 };
+    let tails = tail_rows.map(|r| r * cols + vc..(r + 1) * cols);
     let below = vr * cols..tile.len();
     let padding = tails.chain([below]).filter(|range| !range.is_empty());
     tile.defined = Definedness::uniform(tile.len(), true);
