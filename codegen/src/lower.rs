@@ -327,8 +327,10 @@ fn check_result_type(kind: ResultKind, src: DataType, dst: DataType) -> Result<(
     if dst == expected {
         Ok(())
     } else {
+        let spelling = expected.mlir_name().unwrap_or(expected.name());
         Err(format!(
-            "result type {dst} cannot be produced: this op's destination is {expected}"
+            "result type {dst} cannot be produced: this op's destination is {expected} \
+             (type the result {spelling})"
         ))
     }
 }

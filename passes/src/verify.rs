@@ -310,7 +310,7 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
                             info.mnemonic
                         ),
                     )
-                    .hint("type the result ui32 (or si32)"),
+                    .hint("type the result ui32 (the encoded op writes U32 indices)"),
                 );
             }
         }

@@ -47,7 +47,7 @@ func.func @expdif_pair(%x: !pto.tile<16x64xf16>, %m: !pto.tile<16x1xf16>) -> !pt
 // -----
 
 func.func @arg_result_type(%x: !pto.tile<16x64xf32>) -> !pto.tile<1x64xf32> {
-  // expected-error@+1 {{'pto.tcolargmin' op result has DataType FP32, but TCOLARGMIN produces indices; type the result ui32 (or si32) [arg-result-type, Fault_TileLegality]}}
+  // expected-error@+1 {{'pto.tcolargmin' op result has DataType FP32, but TCOLARGMIN produces indices; type the result ui32 (the encoded op writes U32 indices) [arg-result-type, Fault_TileLegality]}}
   %r = "pto.tcolargmin"(%x) : (!pto.tile<16x64xf32>) -> !pto.tile<1x64xf32>
   return %r : !pto.tile<1x64xf32>
 }
