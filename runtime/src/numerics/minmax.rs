@@ -70,24 +70,24 @@ pub fn float_pick_in<C: Carrier>(fmt: &Format, pick: Pick, a: C, b: C) -> (C, Fl
     )
 }
 
-/// [`float_pick_in`] of two operands that are not NaNs (no status then): the order-key pick and
-/// the zero rule, about half the vector instructions of the whole rule. Total order key of a
-/// non-NaN float: negative values bit-inverted, positive ones with the sign set, so ±0 already
-/// order as −0 < +0.
+/// [`float_pick_in`] of two operands that are not NaNs (no status then): about half the vector
+/// instructions of the whole rule. With the sign bit flipped, sign-magnitude bits order as
+/// unsigned numbers except that two negatives order backwards, so the pick is the larger or the
+/// smaller of the flipped pair, swapped when both are negative: a vector max, a min and a blend
+/// (a signed max and min when the sign is the carrier's top bit). ±0 already order as −0 < +0.
 #[inline(always)]
 pub fn float_pick_ordered_in<C: Carrier>(fmt: &Format, pick: Pick, a: C, b: C) -> C {
     let c = |bits: u64| C::from_bits(bits);
     let (mask, sign) = (c(fmt.carrier_mask()), c(fmt.sign_bit()));
     let (a, b) = (a & mask, b & mask);
     let zero = C::default();
-    let key = |x: C| x ^ if x & sign != zero { mask } else { sign };
-    let (ka, kb) = (key(a), key(b));
-    let left = match pick {
-        Pick::Max => ka >= kb,
-        Pick::Min => ka <= kb,
+    let (above, below) = if a ^ sign >= b ^ sign { (a, b) } else { (b, a) };
+    let both_negative = a & b & sign != zero;
+    let ordered = match (pick, both_negative) {
+        (Pick::Max, false) | (Pick::Min, true) => above,
+        (Pick::Max, true) | (Pick::Min, false) => below,
     };
-    let ordered = if left { a } else { b };
-    // The keys already order −0 < +0; only TF32/HF32 zeros with low bits set need the rule.
+    // Only TF32/HF32 zeros with low bits set need the zero rule.
     let both_zero = fmt.low_zero_bits != 0 && (a | b) & body(fmt) == zero;
     let signed_zero = match pick {
         Pick::Max => a & b & sign,
