@@ -113,12 +113,13 @@ pub struct Iot {
 }
 
 impl Iot {
-    pub fn source_regs(&self) -> Vec<TileReg> {
-        match self.sources {
-            IotSources::Two(a, b) => vec![a, b],
-            IotSources::One(a) => vec![a],
-            IotSources::None => vec![],
-        }
+    pub fn source_regs(&self) -> impl Iterator<Item = TileReg> {
+        let (first, second) = match self.sources {
+            IotSources::Two(a, b) => (Some(a), Some(b)),
+            IotSources::One(a) => (Some(a), None),
+            IotSources::None => (None, None),
+        };
+        first.into_iter().chain(second)
     }
 }
 

@@ -104,8 +104,8 @@ impl Hand {
 }
 
 /// An absolute Local register index 0..=63, written `T#1`…`N#16` (facts §9 decision 1–2:
-/// code = hand·16 + k−1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// code = hand·16 + k−1). The default is `T#1`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TileReg(u8);
 
 impl TileReg {

@@ -290,31 +290,36 @@ impl Machine {
                 ),
             ));
         };
-        // 4. Binding completeness.
-        let sources: Vec<TileReg> = block
-            .bindings
-            .iter()
-            .flat_map(|b| b.source_regs())
-            .collect();
-        let dests: Vec<_> = block.bindings.iter().filter_map(|b| b.dst).collect();
+        // 4. Binding completeness. No op takes more than two sources, so they are counted and
+        // the first two kept on the stack instead of collected.
+        let mut source_regs = block.bindings.iter().flat_map(|b| b.source_regs());
+        let first_two = [source_regs.next(), source_regs.next()];
+        let source_count = first_two.iter().flatten().count() + source_regs.count();
+        let mut dests = block.bindings.iter().filter_map(|b| b.dst);
+        let dest = dests.next();
+        let dest_count = usize::from(dest.is_some()) + dests.count();
         if block.bindings.is_empty() || !block.bindings.last().is_some_and(|b| b.last) {
             return Err((
                 FaultClass::BundleControl,
                 "the B.IOT stream is not terminated by a last binding".into(),
             ));
         }
-        if sources.len() != op.sources.len() || dests.len() != 1 {
+        let first_two = first_two.map(Option::unwrap_or_default);
+        let complete = source_count == op.sources.len() && dest_count == 1;
+        let (true, Some(sources), Some((hand, size))) =
+            (complete, first_two.get(..source_count), dest)
+        else {
             return Err((
                 FaultClass::BundleControl,
                 format!(
                     "{} takes {} source(s) and one destination; the bindings give {} and {}",
                     op.mnemonic,
                     op.sources.len(),
-                    sources.len(),
-                    dests.len()
+                    source_count,
+                    dest_count
                 ),
             ));
-        }
+        };
         // 5. Scalar and Shared bindings.
         if block.ior.is_some() {
             return legality(format!("{} takes no B.IOR", op.mnemonic));
@@ -337,14 +342,13 @@ impl Machine {
         }
         let dims = bundle_dims(block)?;
         let dst_type = destination_type(op, src_type, block.datr)?;
-        self.check_schema(op, src_type, dims, &sources)?;
+        self.check_schema(op, src_type, dims, sources)?;
         // 9. Destination resolution and allocation checks.
-        let (hand, size) = dests[0];
         let mask = block.mask().unwrap_or_default();
         let dst = self.resolve_destination(op, dst_type, dims, hand, size, mask, pad)?;
         // 10. Operand legality, execution, publication.
-        self.check_operands(op, src_type, &dst.tile, &sources)?;
-        self.execute(op, src_type, dims, &sources, dst, mask)
+        self.check_operands(op, src_type, &dst.tile, sources)?;
+        self.execute(op, src_type, dims, sources, dst, mask)
     }
 
     /// Closed schema checks that need the source tiles (facts §1.3, §1.5, §1.6).
@@ -570,15 +574,20 @@ impl Machine {
         mask: PeMask,
     ) -> Checked<()> {
         let Destination { reg, mut tile, pad } = dst;
-        let views: Vec<View> = sources
-            .iter()
-            .map(|&r| self.source(r).map(|t| t.view()))
-            .collect::<Checked<_>>()?;
+        // One or two sources (step 4), viewed on the stack: for one, the second slot repeats the
+        // first and is cut off.
+        let view = |reg: TileReg| self.source(reg).map(Tile::view);
+        let (first, second) = match *sources {
+            [a] => (view(a)?, None),
+            [a, b] => (view(a)?, Some(view(b)?)),
+            _ => return legality(format!("{} takes one or two sources", op.mnemonic)),
+        };
+        let views = [first, second.unwrap_or(first)];
         let job = Job {
             kind: op.kind,
             src_type,
             dst_type: tile.dtype,
-            sources: &views,
+            sources: &views[..sources.len()],
             out_cols: tile.cols as usize,
             out: &mut tile.elements,
             domain: (dims.valid_rows as usize, dims.valid_cols as usize),
