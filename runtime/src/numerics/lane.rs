@@ -39,6 +39,13 @@ pub trait Lane {
 
 macro_rules! float_lane {
     ($name:ident, $fmt:path, $dt:ident, $carrier:ty) => {
+        float_lane!($name, $fmt, $dt, $carrier, |x: $carrier| is_nan_in(
+            &$fmt,
+            x & <$carrier>::from_bits($fmt.carrier_mask())
+        ));
+    };
+    // `$is_nan`: the NaN test on the carrier (a native float compare where the type is one).
+    ($name:ident, $fmt:path, $dt:ident, $carrier:ty, $is_nan:expr) => {
         pub struct $name;
         impl $name {
             const FMT: &'static Format = &$fmt;
@@ -84,10 +91,7 @@ macro_rules! float_lane {
             }
             #[inline(always)]
             fn is_nan(x: $carrier) -> bool {
-                is_nan_in(
-                    Self::FMT,
-                    x & <$carrier>::from_bits(Self::FMT.carrier_mask()),
-                )
+                $is_nan(x)
             }
             #[inline]
             fn valid(bits: u64) -> bool {
@@ -159,8 +163,11 @@ macro_rules! int_lane {
     };
 }
 
-float_lane!(Fp64, format::FP64, FP64, u64);
-float_lane!(Fp32, format::FP32, FP32, u32);
+// IEEE binary64 and binary32 are the CPU's own: one unordered compare tests for a NaN.
+float_lane!(Fp64, format::FP64, FP64, u64, |x: u64| f64::from_bits(x)
+    .is_nan());
+float_lane!(Fp32, format::FP32, FP32, u32, |x: u32| f32::from_bits(x)
+    .is_nan());
 float_lane!(Tf32, format::TF32, TF32, u32);
 float_lane!(Hf32, format::HF32, HF32, u32);
 float_lane!(Fp16, format::FP16, FP16, u16);
