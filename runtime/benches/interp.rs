@@ -5,6 +5,9 @@
 //! for the next run: the same work as the numpy baseline, which allocates each result and frees
 //! the previous one, with no machine copied per iteration.
 //! Run: `cargo bench -p ptoc-runtime --bench interp`; compare with `benches/numpy_baseline.py`.
+//! On a shared (virtual) machine, timings differ by up to half between processes: pin it
+//! (`taskset -c 1 cargo bench …`), run it a few times and compare each op with the memcpy of the
+//! same process.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use ptoc_isa::encoding::{BStart, Dim, Iot, IotSources};
