@@ -340,6 +340,10 @@ fn expect_sources(job: &Job, count: usize) -> Result<(), KernelError> {
     }
 }
 
+/// Bytes of operand per block of the whole-rows loop ([`OutRows::write_blocks`]): four 512-bit
+/// vectors, so that a block's fixed set-up weighs little.
+const BLOCK_BYTES: usize = 256;
+
 /// Output rows of the destination at carrier width `D`. The kernel starts from empty storage
 /// (kept allocated) and writes its rows in one go, so the interpreter's destination, which starts
 /// with room for the tile, is never zeroed before the kernel overwrites it.
@@ -355,6 +359,15 @@ impl<'o, D: Carrier> OutRows<'o, D> {
             elements,
             cols: job.out_cols,
         })
+    }
+
+    /// Room for `whole` elements, after emptying the storage (kept allocated); the caller
+    /// initialises what it then marks as the length.
+    #[inline(always)]
+    fn room(&mut self, whole: usize) -> &mut [MaybeUninit<D>] {
+        self.elements.clear();
+        self.elements.reserve(whole);
+        &mut self.elements.spare_capacity_mut()[..whole]
     }
 
     /// Rows `0..rows`, one per item of `rows_in`: row `r` starts with the `len` values of
@@ -374,9 +387,7 @@ impl<'o, D: Carrier> OutRows<'o, D> {
         if len > cols || (cols == 0 && rows > 0) {
             return Err(KernelError::Geometry);
         }
-        self.elements.clear();
-        self.elements.reserve(whole);
-        let room = &mut self.elements.spare_capacity_mut()[..whole];
+        let room = self.room(whole);
         let mut gathered = G::NONE;
         let mut done = 0;
         for (row, item) in room.chunks_exact_mut(cols.max(1)).zip(rows_in) {
@@ -391,13 +402,7 @@ impl<'o, D: Carrier> OutRows<'o, D> {
             Err(KernelError::Geometry)
         }
     }
-}
 
-/// Bytes of operand per block of the whole-rows loop ([`OutRows::write_blocks`]): four 512-bit
-/// vectors, so that a block's fixed set-up weighs little.
-const BLOCK_BYTES: usize = 256;
-
-impl<D: Carrier> OutRows<'_, D> {
     /// Rows `0..rows`, each whole (values in every column), written as one run of `N`-element
     /// blocks: element `i` of block `k` is `f` of the operands `operands` gives it. Returns what
     /// the values gathered; replaces whatever the storage held. Fixed-size blocks in one flat
@@ -414,9 +419,7 @@ impl<D: Carrier> OutRows<'_, D> {
         if !whole.is_multiple_of(N) || whole / N > operands.blocks() {
             return Err(KernelError::Geometry);
         }
-        self.elements.clear();
-        self.elements.reserve(whole);
-        let (room, _) = self.elements.spare_capacity_mut()[..whole].as_chunks_mut::<N>();
+        let (room, _) = self.room(whole).as_chunks_mut::<N>();
         let mut gathered = G::NONE;
         for (k, slots) in room.iter_mut().enumerate() {
             let block = operands.block(k);
@@ -519,8 +522,8 @@ impl<'a, S: Copy, const N: usize> BlockOperands<S, N> for ColBlocks<'a, S, N> {
     }
 }
 
-/// Write every slot of `slots` with its value; returns what the values gathered. A function of
-/// its own for the reason [`fill_row`] is.
+/// Write every slot of `slots` with its value (so all of them may be marked initialised);
+/// returns what the values gathered.
 #[inline(always)]
 fn fill_block<D: Carrier, G: Gather, const N: usize>(
     slots: &mut [MaybeUninit<D>; N],
@@ -652,11 +655,12 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
         out: &mut OutRows<D>,
         f: &impl Fn(S, S) -> (D, G),
     ) -> Option<Result<G, KernelError>> {
-        match BLOCK_BYTES / size_of::<S>() {
-            256 => self.map_blocks_of::<D, G, 256>(out, f),
-            128 => self.map_blocks_of::<D, G, 128>(out, f),
-            64 => self.map_blocks_of::<D, G, 64>(out, f),
-            _ => self.map_blocks_of::<D, G, 32>(out, f),
+        // Carriers are 1, 2, 4 or 8 bytes wide.
+        match size_of::<S>() {
+            1 => self.map_blocks_of::<D, G, BLOCK_BYTES>(out, f),
+            2 => self.map_blocks_of::<D, G, { BLOCK_BYTES / 2 }>(out, f),
+            4 => self.map_blocks_of::<D, G, { BLOCK_BYTES / 4 }>(out, f),
+            _ => self.map_blocks_of::<D, G, { BLOCK_BYTES / 8 }>(out, f),
         }
     }
 

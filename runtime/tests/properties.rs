@@ -5,6 +5,7 @@
 use proptest::prelude::*;
 use ptoc_isa::{DataType, ElementOp};
 use ptoc_runtime::numerics::{self, Flags, NX, OF, UF};
+use std::ops::{Add, Div, Mul, Sub};
 
 const OPS: [ElementOp; 4] = [
     ElementOp::Add,
@@ -13,16 +14,11 @@ const OPS: [ElementOp; 4] = [
     ElementOp::Div,
 ];
 
-fn host32(op: ElementOp, a: f32, b: f32) -> f32 {
-    match op {
-        ElementOp::Add => a + b,
-        ElementOp::Sub => a - b,
-        ElementOp::Mul => a * b,
-        _ => a / b,
-    }
-}
-
-fn host64(op: ElementOp, a: f64, b: f64) -> f64 {
+/// The host's IEEE result of `a op b` (f32 or f64).
+fn host<T>(op: ElementOp, a: T, b: T) -> T
+where
+    T: Add<Output = T> + Sub<Output = T> + Mul<Output = T> + Div<Output = T>,
+{
     match op {
         ElementOp::Add => a + b,
         ElementOp::Sub => a - b,
@@ -76,7 +72,7 @@ proptest! {
         let op = OPS[op];
         let (got, flags) = numerics::binary(op, DataType::FP32, a as u64, b as u64).unwrap();
         let (x, y) = (f32::from_bits(a), f32::from_bits(b));
-        let want = host32(op, x, y);
+        let want = host(op, x, y);
         if want.is_nan() {
             prop_assert_eq!(got, 0x7FC0_0000);
         } else {
@@ -99,7 +95,7 @@ proptest! {
     fn fp64_matches_the_host(a in any::<u64>(), b in any::<u64>(), op in 0usize..4) {
         let op = OPS[op];
         let (got, _) = numerics::binary(op, DataType::FP64, a, b).unwrap();
-        let want = host64(op, f64::from_bits(a), f64::from_bits(b));
+        let want = host(op, f64::from_bits(a), f64::from_bits(b));
         prop_assert_eq!(got, if want.is_nan() { 0x7FF8_0000_0000_0000 } else { want.to_bits() });
     }
 
@@ -110,7 +106,7 @@ proptest! {
         let (a, b) = (a & !((1 << low) - 1), b & !((1 << low) - 1));
         let op = OPS[op];
         let (got, _) = numerics::binary(op, dtype, a as u64, b as u64).unwrap();
-        let exact = host64(op, f32::from_bits(a) as f64, f32::from_bits(b) as f64);
+        let exact = host(op, f32::from_bits(a) as f64, f32::from_bits(b) as f64);
         // Only normal results: round the f64 significand to `frac` bits, ties to even.
         prop_assume!(exact.is_finite() && exact.abs() >= 2f64.powi(-126) && exact.abs() < 2f64.powi(127));
         let bits = exact.to_bits();
