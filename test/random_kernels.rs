@@ -180,7 +180,7 @@ proptest! {
     fn compiled_random_kernels_match_their_source(seed in any::<u64>()) {
         let text = random_kernel(seed);
         let driver = Driver::new(Options::default()).unwrap();
-        let module = driver.import(&text, "random.mlir");
+        let module = driver.import(&ptoc::ir::Source::new(&text, "random.mlir"));
         prop_assert!(module.is_ok(), "{text}\n{:?}", module.err());
         let module = module.unwrap();
         let kernels = driver.compile_kernels(&module);

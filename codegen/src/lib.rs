@@ -18,7 +18,10 @@ pub use asm_parse::assemble;
 pub use asm_print::{disassemble, print_asm, print_words};
 pub use elf::{read_elf, write_elf, ElfError, E_MACHINE_PTO};
 pub use lower::lower_function;
-pub use metadata::{KernelMeta, MetaError, TileMeta, METADATA_SECTION, METADATA_VERSION};
+pub use metadata::{
+    is_tile_name, KernelMeta, MetaError, TileMeta, METADATA_SECTION, METADATA_VERSION,
+};
+pub use syntax::quote_name;
 
 use ptoc_isa::encoding::BSTART_TEPL_MATCH;
 use ptoc_isa::Instruction;

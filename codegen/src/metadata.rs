@@ -43,8 +43,12 @@ pub struct TileMeta {
 impl TileMeta {
     /// Check that the shape is one the SizeCode can hold (`DerivedTileRows`, valid ≤ physical).
     pub fn check(&self) -> Result<(), String> {
-        if self.name.is_empty() {
-            return Err("a tile needs a non-empty name".into());
+        if !is_tile_name(&self.name) {
+            return Err(format!(
+                "tile name {:?} is not an identifier: names are 1 to {MAX_TILE_NAME} characters of \
+                 A-Z a-z 0-9 _ $ . - (the characters of MLIR SSA names)",
+                self.name
+            ));
         }
         let derived = self
             .size_code
@@ -73,6 +77,19 @@ impl TileMeta {
         }
         Ok(())
     }
+}
+
+/// The longest tile name: `NAME.npy` stays within a file name's 255 bytes.
+pub const MAX_TILE_NAME: usize = 200;
+
+/// A tile name is an identifier (the characters of an MLIR SSA name), so it can name a file
+/// (`--out-dir DIR` writes `DIR/NAME.npy`) and be printed without escapes: no `/`, no control
+/// characters, never empty.
+pub fn is_tile_name(name: &str) -> bool {
+    (1..=MAX_TILE_NAME).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.' | b'-'))
 }
 
 /// Everything the loader and runtime need to know about a kernel besides its words.
@@ -255,11 +272,21 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<(String, KernelMeta)>, MetaError> {
             ));
         }
         let tiles = |key: &str| -> Result<Vec<TileMeta>, MetaError> {
-            o.array(key)?
+            let tiles: Vec<TileMeta> = o
+                .array(key)?
                 .iter()
                 .enumerate()
                 .map(|(j, t)| tile_from(t, format!("{}.{key}[{j}]", o.path)))
-                .collect()
+                .collect::<Result<_, _>>()?;
+            // Two results of one name would write the same DIR/NAME.npy.
+            let mut seen = std::collections::HashSet::new();
+            for (j, t) in tiles.iter().enumerate() {
+                if !seen.insert(t.name.as_str()) {
+                    let path = format!("{}.{key}[{j}].name", o.path);
+                    return Err(field_error(path, format!("{:?} is used twice", t.name)));
+                }
+            }
+            Ok(tiles)
         };
         let meta = KernelMeta {
             pe_mask: o.parsed("pe_mask", "an encodable PE mask", PeMask::parse)?,
@@ -297,13 +324,16 @@ mod tests {
     #[test]
     fn round_trips_and_is_deterministic() {
         let meta = KernelMeta {
-            args: vec![sample_tile("x", 0), sample_tile("y\"z", 17)],
+            args: vec![sample_tile("x", 0), sample_tile("y.z$1-", 17)],
             results: vec![sample_tile("r0", 2)],
             ..KernelMeta::default()
         };
         let bytes = encode([("k", &meta)]);
         assert_eq!(decode(&bytes), Ok(vec![("k".to_string(), meta.clone())]));
         assert_eq!(bytes, encode([("k", &meta)]));
+        // Kernel names are MLIR symbol names: any string, escaped in JSON.
+        let odd = encode([("k\"\n", &meta)]);
+        assert_eq!(decode(&odd), Ok(vec![("k\"\n".to_string(), meta.clone())]));
         let text = String::from_utf8(bytes).unwrap();
         assert!(text.starts_with(r#"{"format":"ptoc-kernel-metadata","kernels":[{"args":[{"cols":16,"dtype":"FP32","name":"x","pad":"Max","register":"T#1","rows":8,"#), "{text}");
     }
@@ -328,11 +358,43 @@ mod tests {
             (good.replace("0.58.3", "0.59.0"), "spec_version"),
             (good.replace("\"pad\":\"Max\",", ""), "pad: missing"),
             (good[..good.len() - 3].to_string(), "JSON"),
+            // Names become `--out-dir` file names: nothing that could leave the directory.
+            (
+                good.replace("\"x\"", "\"../../escaped\""),
+                "not an identifier",
+            ),
+            (good.replace("\"x\"", "\"/abs/path\""), "not an identifier"),
+            (good.replace("\"x\"", "\"\""), "not an identifier"),
+            (
+                good.replace("\"x\"", "\"a\\u001b[2J\""),
+                "not an identifier",
+            ),
+            (
+                good.replace("\"x\"", &format!("\"{}\"", "n".repeat(201))),
+                "1 to 200",
+            ),
         ];
         for (text, expect) in cases {
             let err = decode(text.as_bytes()).unwrap_err().to_string();
             assert!(err.contains(expect), "{err} (wanted {expect})");
         }
+    }
+
+    #[test]
+    fn tile_names_are_unique_per_list() {
+        let meta = KernelMeta {
+            args: vec![sample_tile("x", 0), sample_tile("y", 1)],
+            results: vec![sample_tile("x", 2)],
+            ..KernelMeta::default()
+        };
+        let good = String::from_utf8(encode([("k", &meta)])).unwrap();
+        assert!(
+            decode(good.as_bytes()).is_ok(),
+            "an argument and a result may share a name"
+        );
+        let twice = good.replace("\"y\"", "\"x\"");
+        let err = decode(twice.as_bytes()).unwrap_err().to_string();
+        assert!(err.contains("args[1].name: \"x\" is used twice"), "{err}");
     }
 
     #[test]

@@ -32,9 +32,14 @@ fn name() -> impl Strategy<Value = String> {
     ]
 }
 
+/// A tile name: an identifier (the characters of an MLIR SSA name), as metadata requires.
+fn tile_name() -> impl Strategy<Value = String> {
+    "[A-Za-z0-9_$.-]{1,12}"
+}
+
 fn tile() -> impl Strategy<Value = TileMeta> {
     (
-        name(),
+        tile_name(),
         0u32..64,
         prop::sample::select(ARITHMETIC),
         0u32..7,
@@ -63,13 +68,22 @@ fn tile() -> impl Strategy<Value = TileMeta> {
         )
 }
 
+/// Up to three tiles of distinct names (one list's names name its `--out-dir` files).
+fn tiles() -> impl Strategy<Value = Vec<TileMeta>> {
+    prop::collection::vec(tile(), 0..3).prop_map(|mut tiles| {
+        let mut seen = std::collections::HashSet::new();
+        tiles.retain(|t| seen.insert(t.name.clone()));
+        tiles
+    })
+}
+
 fn kernel() -> impl Strategy<Value = Kernel> {
     (
         name(),
         prop::collection::vec(word(), 0..24),
         0u32..8,
-        prop::collection::vec(tile(), 0..3),
-        prop::collection::vec(tile(), 0..3),
+        tiles(),
+        tiles(),
     )
         .prop_map(|(name, words, mask, args, results)| Kernel {
             name,

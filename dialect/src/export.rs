@@ -24,7 +24,7 @@ pub fn export_module<'c>(
     frontend: &'c Frontend,
     module: &ptoc_ir::Module,
 ) -> Result<Module<'c>, Vec<Diagnostic>> {
-    frontend.parse(&export_text(module), "<ptoc-export>")
+    frontend.parse(&ptoc_ir::Source::new(&export_text(module), "<ptoc-export>"))
 }
 
 fn value(id: ValueId) -> String {

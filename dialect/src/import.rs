@@ -14,18 +14,18 @@ use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::RegionLike;
 use melior::ir::ValueLike;
 use melior::ir::{Attribute, Identifier, Module, Value};
-use ptoc_ir::{Attr, Diagnostic, Function, Location, TileType, ValueId};
+use ptoc_ir::{Attr, Diagnostic, Function, Location, Source, TileType, ValueId};
 use ptoc_isa::ops::{self, CATALOGUE};
 use std::collections::{BTreeMap, HashMap};
 
-/// Import every function of `module`. `source` is the text it was parsed from, used to recover
+/// Import every function of `module`. `source` is the buffer it was parsed from, used to recover
 /// the SSA names (`%x`) that MLIR does not keep.
 pub fn import_module(
     frontend: &Frontend,
     module: &Module,
-    source: &str,
+    source: &Source,
 ) -> Result<ptoc_ir::Module, Vec<Diagnostic>> {
-    let lines: Vec<&str> = source.lines().collect();
+    let lines = SourceLines::new(source);
     let mut out = ptoc_ir::Module::default();
     let mut errors = Vec::new();
     let mut next = module.body().first_operation();
@@ -43,13 +43,39 @@ pub fn import_module(
     }
 }
 
+/// The lines of the parsed buffer, looked up by the file locations MLIR reports.
+struct SourceLines<'a> {
+    file: &'a str,
+    first_line: u32,
+    lines: Vec<&'a str>,
+}
+
+impl<'a> SourceLines<'a> {
+    fn new(source: &Source<'a>) -> SourceLines<'a> {
+        SourceLines {
+            file: source.file,
+            first_line: source.first_line,
+            lines: source.text.lines().collect(),
+        }
+    }
+
+    /// The text of the line `loc` is on, when `loc` is in this buffer.
+    fn at(&self, loc: &Location) -> Option<&'a str> {
+        if loc.file.as_deref() != Some(self.file) {
+            return None;
+        }
+        let index = loc.line.checked_sub(self.first_line)?;
+        self.lines.get(index as usize).copied()
+    }
+}
+
 fn op_name(op: &OperationRef) -> String {
     op.name().as_string_ref().as_str().unwrap_or("").to_string()
 }
 
 /// The SSA name written at `loc` (`x` for `%x`, a block argument), if the source has one there.
-fn ssa_name_at(lines: &[&str], loc: &Location) -> Option<String> {
-    let line = lines.get(loc.line.checked_sub(1)? as usize)?;
+fn ssa_name_at(lines: &SourceLines, loc: &Location) -> Option<String> {
+    let line = lines.at(loc)?;
     let name = line
         .get(loc.col.checked_sub(1)? as usize..)?
         .strip_prefix('%')?;
@@ -58,8 +84,8 @@ fn ssa_name_at(lines: &[&str], loc: &Location) -> Option<String> {
 }
 
 /// The SSA name an op at `loc` defines: the `%name` before its `=` (`%m = "pto.trowmax"…`).
-fn result_name_at(lines: &[&str], loc: &Location) -> Option<String> {
-    let line = lines.get(loc.line.checked_sub(1)? as usize)?;
+fn result_name_at(lines: &SourceLines, loc: &Location) -> Option<String> {
+    let line = lines.at(loc)?;
     let before = line.get(..loc.col.checked_sub(1)? as usize)?;
     let lhs = before.trim_end().strip_suffix('=')?.trim_end();
     let start = lhs.rfind('%')?;
@@ -92,7 +118,7 @@ fn tile_type(ty: melior::ir::Type, loc: &Location, what: &str) -> Result<TileTyp
 fn import_function(
     frontend: &Frontend,
     op: OperationRef,
-    lines: &[&str],
+    lines: &SourceLines,
 ) -> Result<Function, Vec<Diagnostic>> {
     let loc = frontend.location(op.location());
     let name = op_name(&op);
@@ -235,7 +261,7 @@ fn pto_attrs<'c>(
 fn import_op(
     frontend: &Frontend,
     op: OperationRef,
-    lines: &[&str],
+    lines: &SourceLines,
     func: &mut Function,
     values: &mut HashMap<*const std::ffi::c_void, ValueId>,
     returned: &mut bool,
@@ -349,10 +375,8 @@ mod tests {
 
     #[test]
     fn names_come_from_the_source_text() {
-        let lines = [
-            "func.func @k(%x: t, %y_1: t) {",
-            "  %m = \"pto.trowmax\"(%x)",
-        ];
+        let text = "func.func @k(%x: t, %y_1: t) {\n  %m = \"pto.trowmax\"(%x)\n";
+        let lines = SourceLines::new(&Source::new(text, "f"));
         assert_eq!(
             ssa_name_at(&lines, &Location::new("f", 1, 14)),
             Some("x".into())
@@ -367,5 +391,17 @@ mod tests {
         );
         assert_eq!(result_name_at(&lines, &Location::new("f", 2, 3)), None);
         assert_eq!(ssa_name_at(&lines, &Location::new("f", 9, 1)), None);
+        assert_eq!(ssa_name_at(&lines, &Location::new("g", 1, 14)), None);
+        // A chunk starting on line 7 of its file.
+        let chunk = SourceLines::new(&Source {
+            text,
+            file: "f",
+            first_line: 7,
+        });
+        assert_eq!(
+            result_name_at(&chunk, &Location::new("f", 8, 8)),
+            Some("m".into())
+        );
+        assert_eq!(ssa_name_at(&chunk, &Location::new("f", 1, 14)), None);
     }
 }

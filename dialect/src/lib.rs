@@ -1,6 +1,7 @@
 //! The `pto` dialect's MLIR bridge.
 //!
-//! MLIR 22 (through melior) parses every `.mlir` file with real file names in its locations;
+//! MLIR 22 (through melior) parses every `.mlir` buffer from memory, with the user's file names
+//! and line numbers in its locations;
 //! `pto.*` ops are written in generic form and the dialect is unregistered, so ptoc checks every
 //! op itself while importing it into the tile IR ([`import`]). [`export`] turns the tile IR back
 //! into an MLIR module that MLIR re-parses and prints.
@@ -8,6 +9,7 @@
 pub mod export;
 pub mod import;
 pub mod mlir;
+pub mod nesting;
 
 pub use export::{export_module, export_text};
 pub use import::import_module;

@@ -1,32 +1,70 @@
 //! One MLIR context, configured for ptoc: the `func` dialect registered, unregistered dialects
 //! (`pto`) allowed, and every MLIR diagnostic captured as a located [`Diagnostic`].
 //!
-//! Parsing goes through MLIR's parse-from-file entry point, which is the one that names locations
-//! after the file and wraps top-level ops in an implicit module exactly as mlir-opt does. Buffers
-//! that are not files (standard input, `// -----` chunks) are written to a private temporary file
-//! first, and its path is mapped back to the name the user knows in every location.
+//! Buffers are parsed from memory, nothing is written to disk: `parse_named.cpp` (next to this
+//! crate's sources) calls `mlir::parseSourceString<ModuleOp>`, which wraps top-level ops in an
+//! implicit module exactly as mlir-opt does and names every location after the buffer. A whole
+//! file's buffer is named after the file; a `// -----` chunk gets a name of its own that this
+//! module maps back to the file and the chunk's first line, so it keeps the file's line numbers.
 
+use crate::nesting::check_nesting;
 use melior::dialect::DialectHandle;
 use melior::ir::operation::{OperationLike, OperationPrintingFlags};
 use melior::ir::{Location as MlirLocation, Module};
 use melior::{diagnostic::DiagnosticSeverity, Context};
-use ptoc_ir::{Diagnostic, Location, Severity};
-use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
-use std::path::PathBuf;
-use std::rc::Rc;
-use std::sync::Arc;
+use ptoc_ir::{Diagnostic, Location, Severity, Source};
+use std::sync::{Arc, Mutex, MutexGuard};
 
-/// Temporary file path → the name diagnostics should show.
-type FileNames = Rc<RefCell<HashMap<String, Arc<str>>>>;
+/// The stack MLIR's recursive parser and verifier run on, whatever the calling thread's own
+/// stack is (embedders often parse on threads with 2 MiB). With bracket nesting bounded by
+/// [`crate::nesting::MAX_NESTING`], the deepest input uses well under a tenth of it; the memory
+/// is reserved, not touched, so a shallow input costs only the pages it uses.
+pub const PARSE_STACK_BYTES: usize = 256 << 20;
 
 /// An MLIR context plus the diagnostics it has reported since the last [`Frontend::take_diagnostics`].
+///
+/// A `Frontend` is `Send` but not `Sync`: move it to another thread or keep one per thread, and
+/// parse with one thread at a time (MLIR contexts are not bound to a thread, but ptoc creates
+/// them without MLIR's internal locking).
 pub struct Frontend {
     context: Context,
-    captured: Rc<RefCell<Vec<Diagnostic>>>,
-    names: FileNames,
-    parses: Cell<u64>,
+    state: Arc<Mutex<State>>,
 }
+
+/// What the diagnostic handler shares with the frontend.
+#[derive(Default)]
+struct State {
+    captured: Vec<Diagnostic>,
+    /// The buffer being (or last) parsed: the name MLIR gave its locations, and the file and
+    /// first line that name stands for.
+    buffer_name: String,
+    file: Arc<str>,
+    first_line: u32,
+}
+
+extern "C" {
+    /// `parse_named.cpp`: parse `source` (NUL-terminated one byte past its length) into a
+    /// module named `source_name`; null on failure, with diagnostics through the context.
+    fn ptocModuleCreateParseNamed(
+        context: mlir_sys::MlirContext,
+        source: mlir_sys::MlirStringRef,
+        source_name: mlir_sys::MlirStringRef,
+    ) -> mlir_sys::MlirModule;
+}
+
+/// An MLIR string reference to `text` (which must outlive its use).
+fn string_ref(text: &[u8]) -> mlir_sys::MlirStringRef {
+    mlir_sys::MlirStringRef {
+        data: text.as_ptr() as *const _,
+        length: text.len(),
+    }
+}
+
+// SAFETY: the MLIR context has no thread affinity: its uniquer caches are per-thread lookups of
+// context-owned storage, valid from any thread. Everything else the context holds (the
+// diagnostic handler's closure) is `Send`. `Frontend` is not `Sync` (the context is not), so it
+// is only ever used by the one thread that owns it at the time.
+unsafe impl Send for Frontend {}
 
 /// A parsed MLIR module, tied to the [`Frontend`] that parsed it.
 pub type ParsedModule<'c> = Module<'c>;
@@ -44,25 +82,20 @@ impl Frontend {
         DialectHandle::func().register_dialect(&context);
         context.get_or_load_dialect("func");
         context.set_allow_unregistered_dialects(true);
-        let captured = Rc::new(RefCell::new(Vec::new()));
-        let names = FileNames::default();
-        let (sink, sink_names) = (Rc::clone(&captured), Rc::clone(&names));
+        let state = Arc::new(Mutex::new(State::default()));
+        let sink = Arc::clone(&state);
         context.attach_diagnostic_handler(move |diag| {
-            sink.borrow_mut()
-                .push(convert_diagnostic(&diag, &sink_names.borrow()));
+            let mut state = lock(&sink);
+            let converted = convert_diagnostic(&diag, &state);
+            state.captured.push(converted);
             true
         });
-        Frontend {
-            context,
-            captured,
-            names,
-            parses: Cell::new(0),
-        }
+        Frontend { context, state }
     }
 
-    /// The file:line:col of an MLIR location, with temporary file names mapped back.
+    /// The file:line:col of an MLIR location, with the buffer name mapped back to the file.
     pub fn location(&self, loc: MlirLocation) -> Location {
-        convert_location(loc, &self.names.borrow())
+        convert_location(loc, &lock(&self.state))
     }
 
     pub fn context(&self) -> &Context {
@@ -71,52 +104,50 @@ impl Frontend {
 
     /// Diagnostics MLIR reported since the last call.
     pub fn take_diagnostics(&self) -> Vec<Diagnostic> {
-        std::mem::take(&mut self.captured.borrow_mut())
+        std::mem::take(&mut lock(&self.state).captured)
     }
 
-    /// Parse (and verify) `source` as the contents of `file`. Locations name `file`.
-    pub fn parse<'c>(&'c self, source: &str, file: &str) -> Result<Module<'c>, Vec<Diagnostic>> {
+    /// Parse (and verify) `source`. Locations name `source.file` and count lines from
+    /// `source.first_line`, until the next parse.
+    pub fn parse<'c>(&'c self, source: &Source) -> Result<Module<'c>, Vec<Diagnostic>> {
         self.take_diagnostics();
-        let path = self.temp_path();
-        let path_text = path.to_string_lossy().into_owned();
-        if let Err(e) = std::fs::write(&path, source) {
-            return Err(vec![Diagnostic::error(
-                Location::new(file, 1, 1),
-                format!("cannot stage the input for MLIR in '{path_text}': {e}"),
-            )]);
+        check_nesting(source).map_err(|e| vec![e])?;
+        let buffer_name = match source.first_line {
+            1 => source.file.to_string(),
+            line => format!("{} (split at line {line})", source.file),
+        };
+        {
+            let mut state = lock(&self.state);
+            state.buffer_name.clone_from(&buffer_name);
+            state.file = Arc::from(source.file);
+            state.first_line = source.first_line;
         }
-        self.names
-            .borrow_mut()
-            .insert(path_text.clone(), Arc::from(file));
-        let name = mlir_sys::MlirStringRef {
-            data: path_text.as_ptr() as *const _,
-            length: path_text.len(),
-        };
-        // SAFETY: the string ref points at a live buffer for the duration of the call; the
-        // returned module is owned by us (null on failure, checked by `from_option_raw`).
-        let module = unsafe {
-            Module::from_option_raw(mlir_sys::mlirModuleCreateParseFromFile(
-                self.context.to_raw(),
-                name,
-            ))
-        };
-        let _ = std::fs::remove_file(&path);
+        // MLIR's lexer looks one byte past the buffer for a NUL.
+        let mut text = Vec::with_capacity(source.text.len() + 1);
+        text.extend_from_slice(source.text.as_bytes());
+        text.push(0);
+        let (text_ref, name_ref) = (
+            string_ref(&text[..source.text.len()]),
+            string_ref(buffer_name.as_bytes()),
+        );
+        let context = self.context.to_raw();
+        // SAFETY: both string refs point at live buffers for the duration of the call (the
+        // source one NUL-terminated); the returned module is owned by us (null on failure,
+        // checked by `from_option_raw`).
+        let module = stacker::grow(PARSE_STACK_BYTES, || unsafe {
+            Module::from_option_raw(ptocModuleCreateParseNamed(context, text_ref, name_ref))
+        });
+        drop(text);
         let diags = self.take_diagnostics();
+        let at_start = || Location::new(source.file, source.first_line, 1);
         match module {
             Some(module) if !diags.iter().any(|d| d.severity == Severity::Error) => Ok(module),
             _ if diags.is_empty() => Err(vec![Diagnostic::error(
-                Location::new(file, 1, 1),
+                at_start(),
                 "MLIR could not parse the input",
             )]),
             _ => Err(diags),
         }
-    }
-
-    /// A fresh path in the system temporary directory, unique to this process and parse.
-    fn temp_path(&self) -> PathBuf {
-        let n = self.parses.get();
-        self.parses.set(n + 1);
-        std::env::temp_dir().join(format!("ptoc-{}-{n}.mlir", std::process::id()))
     }
 
     /// Print a module as MLIR does, with or without location info.
@@ -129,37 +160,44 @@ impl Frontend {
     }
 }
 
+/// The state lock; a panic elsewhere cannot leave captured diagnostics half-written, so a
+/// poisoned lock is still good.
+fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
+    state
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// The file:line:col inside an MLIR location (looking through names, call sites and fusions).
-fn convert_location(loc: MlirLocation, names: &HashMap<String, Arc<str>>) -> Location {
+fn convert_location(loc: MlirLocation, buffer: &State) -> Location {
     if loc.is_file_line_col_range() {
         let file = loc.file_line_col_range_filename();
         let file = file.as_string_ref().as_str().unwrap_or("<invalid>");
-        let file = names.get(file).cloned().unwrap_or_else(|| Arc::from(file));
-        return Location::new(
-            file,
-            loc.file_line_col_range_start_line() as u32,
-            loc.file_line_col_range_start_column() as u32,
-        );
+        let line = loc.file_line_col_range_start_line() as u32;
+        let col = loc.file_line_col_range_start_column() as u32;
+        return if file == buffer.buffer_name {
+            let line = line.saturating_add(buffer.first_line.saturating_sub(1));
+            Location::new(buffer.file.clone(), line, col)
+        } else {
+            Location::new(file, line, col)
+        };
     }
     if loc.is_name() {
-        return convert_location(loc.name_child_location(), names);
+        return convert_location(loc.name_child_location(), buffer);
     }
     if loc.is_call_site() {
-        return convert_location(loc.call_site_callee(), names);
+        return convert_location(loc.call_site_callee(), buffer);
     }
     if loc.is_fused() {
         return (0..loc.fused_num_locations())
-            .map(|i| convert_location(loc.fused_location(i), names))
+            .map(|i| convert_location(loc.fused_location(i), buffer))
             .find(Location::is_known)
             .unwrap_or_default();
     }
     Location::unknown()
 }
 
-fn convert_diagnostic(
-    diag: &melior::diagnostic::Diagnostic,
-    names: &HashMap<String, Arc<str>>,
-) -> Diagnostic {
+fn convert_diagnostic(diag: &melior::diagnostic::Diagnostic, buffer: &State) -> Diagnostic {
     let severity = match diag.severity() {
         DiagnosticSeverity::Error => Severity::Error,
         DiagnosticSeverity::Warning => Severity::Warning,
@@ -168,7 +206,7 @@ fn convert_diagnostic(
     };
     let mut out = Diagnostic {
         severity,
-        loc: convert_location(diag.location(), names),
+        loc: convert_location(diag.location(), buffer),
         message: diag.to_string(),
         notes: Vec::new(),
     };
@@ -181,7 +219,7 @@ fn convert_diagnostic(
             .filter(|n| !n.to_string().starts_with("see current operation"))
         {
             out.notes
-                .push((convert_location(note.location(), names), note.to_string()));
+                .push((convert_location(note.location(), buffer), note.to_string()));
         }
     }
     out

@@ -89,20 +89,70 @@ impl Diagnostic {
     }
 }
 
+/// A buffer of text and where it sits in its file: a whole file, or one `// -----` chunk of it
+/// that starts on line `first_line` (so diagnostics and `expected-error` comments keep the
+/// file's line numbers without the chunk being padded).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Source<'a> {
+    pub text: &'a str,
+    /// The name locations show (`kernel.mlir`, `<stdin>`).
+    pub file: &'a str,
+    /// The 1-based line of the file that the buffer's first line is.
+    pub first_line: u32,
+}
+
+impl<'a> Source<'a> {
+    /// A whole file.
+    pub fn new(text: &'a str, file: &'a str) -> Source<'a> {
+        Source {
+            text,
+            file,
+            first_line: 1,
+        }
+    }
+
+    /// The file line of the buffer's last line (an empty buffer has one, empty, line).
+    pub fn last_line(&self) -> u32 {
+        let lines = self.text.lines().count().max(1) as u32;
+        self.first_line.saturating_add(lines - 1)
+    }
+}
+
 /// The text of every source file, so diagnostics can quote the offending line.
 #[derive(Default, Debug)]
 pub struct SourceMap {
-    files: HashMap<Arc<str>, Arc<str>>,
+    files: HashMap<Arc<str>, IndexedText>,
+}
+
+/// A file's text and the byte offset where each of its lines starts, so quoting a line costs
+/// no scan (a run can report one diagnostic per line of a large file).
+#[derive(Debug)]
+struct IndexedText {
+    text: Arc<str>,
+    line_starts: Vec<usize>,
 }
 
 impl SourceMap {
     pub fn add(&mut self, name: impl Into<Arc<str>>, text: impl Into<Arc<str>>) {
-        self.files.insert(name.into(), text.into());
+        let text: Arc<str> = text.into();
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        self.files
+            .insert(name.into(), IndexedText { text, line_starts });
     }
 
     fn line(&self, loc: &Location) -> Option<&str> {
-        let text = self.files.get(loc.file.as_ref()?)?;
-        text.lines().nth(loc.line.checked_sub(1)? as usize)
+        let file = self.files.get(loc.file.as_ref()?)?;
+        let index = loc.line.checked_sub(1)? as usize;
+        let start = *file.line_starts.get(index)?;
+        let end = file
+            .line_starts
+            .get(index + 1)
+            .map_or(file.text.len(), |&next| next - 1);
+        let line = file.text.get(start..end)?;
+        // `lines()` semantics: the text after a final newline is no line, and `\r\n` ends one.
+        (start < file.text.len()).then(|| line.strip_suffix('\r').unwrap_or(line))
     }
 
     /// Render one diagnostic and its notes, each with its source line and caret.
@@ -132,6 +182,21 @@ impl SourceMap {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quotes_lines_like_str_lines() {
+        let text = "a\r\nbb\n\nlast";
+        let mut sources = SourceMap::default();
+        sources.add("f", text);
+        for (i, want) in text.lines().enumerate() {
+            let loc = Location::new("f", i as u32 + 1, 1);
+            assert_eq!(sources.line(&loc), Some(want));
+        }
+        assert_eq!(sources.line(&Location::new("f", 5, 1)), None);
+        assert_eq!(sources.line(&Location::new("f", 0, 1)), None);
+        sources.add("g", "x\n");
+        assert_eq!(sources.line(&Location::new("g", 2, 1)), None);
+    }
 
     #[test]
     fn renders_line_and_caret() {

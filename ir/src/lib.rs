@@ -7,6 +7,6 @@ pub mod diag;
 pub mod func;
 pub mod tile_type;
 
-pub use diag::{Diagnostic, Location, Severity, SourceMap};
+pub use diag::{Diagnostic, Location, Severity, Source, SourceMap};
 pub use func::{Attr, Function, Module, Op, OpId, Value, ValueDef, ValueId};
 pub use tile_type::{Dim, TileType, TileTypeError};

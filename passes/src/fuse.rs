@@ -97,9 +97,6 @@ impl Pass for Fuse {
     }
 
     fn run(&self, func: &mut Function, ctx: &mut PassContext) -> Result<(), Vec<Diagnostic>> {
-        if ctx.options.opt_level == 0 {
-            return Ok(());
-        }
         let Some((fused, report)) = fuse_function(func) else {
             return Ok(());
         };

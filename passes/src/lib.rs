@@ -26,7 +26,8 @@ use ptoc_isa::PeMask;
 /// Options every pass may read (from the command line).
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// 0 disables fusion (`-O0`); anything else runs it.
+    /// 0 leaves `pto-fuse` out of the default pipeline (`-O0`); an explicit pipeline runs exactly
+    /// the passes it names.
     pub opt_level: u8,
     /// PE mask of every binding (`--pe-mask`), which also scales capacity accounting.
     pub pe_mask: PeMask,

@@ -3,8 +3,8 @@
 
 use ptoc_codegen::{lower_function, print_asm, print_words, write_elf, Kernel};
 use ptoc_dialect::{export_module, import_module, Frontend};
-use ptoc_ir::{Diagnostic, Location, Module};
-use ptoc_passes::{IrPrinting, PassContext, PassManager, When};
+use ptoc_ir::{Diagnostic, Location, Module, Source};
+use ptoc_passes::{known_passes, IrPrinting, PassContext, PassManager, PipelineError, When};
 
 /// What to produce.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -57,7 +57,32 @@ pub struct Outcome {
     pub side_output: String,
 }
 
+/// Options that cannot run, found by [`Driver::new`] before any input is read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OptionsError {
+    /// `--pass-pipeline` does not parse; `offset` is the byte where the problem starts.
+    #[error("invalid --pass-pipeline at character {}: {}\n  {pipeline}\n  {}^", .error.offset + 1, .error.message, " ".repeat(.error.offset))]
+    Pipeline {
+        pipeline: String,
+        error: PipelineError,
+    },
+    /// An `--mlir-print-ir-before/after=PASS` request that would never print.
+    #[error("--mlir-print-ir-{when}={pass}: {reason}")]
+    IrPrinting {
+        when: &'static str,
+        pass: String,
+        reason: String,
+    },
+    /// A PE mask with no PE: every bundle would be a no-op and no result would ever be written.
+    #[error("PE mask 0000 makes every bundle a no-op, so no result would ever be written; use a mask with at least one PE")]
+    NoopPeMask,
+}
+
 /// One MLIR context and the options of a run; reuse it for many buffers.
+///
+/// A `Driver` is `Send` but not `Sync`: give each thread its own (they share nothing, and
+/// compile concurrently), or move one between threads. It writes nothing anywhere: outputs,
+/// IR dumps and statistics are returned to the caller.
 pub struct Driver {
     frontend: Frontend,
     options: Options,
@@ -66,18 +91,20 @@ pub struct Driver {
 }
 
 impl Driver {
-    /// A driver for `options`; a malformed `--pass-pipeline` is reported here, once.
-    pub fn new(options: Options) -> Result<Driver, String> {
+    /// A driver for `options`; options that cannot run (a malformed pipeline, an IR dump of a
+    /// pass that is not run, a PE mask with no PE) are reported here, once.
+    pub fn new(options: Options) -> Result<Driver, OptionsError> {
         let pipeline = match &options.pipeline {
-            Some(text) => PassManager::parse(text).map_err(|e| {
-                format!(
-                    "error: invalid --pass-pipeline at character {}: {e}\n  {text}\n  {}^",
-                    e.offset + 1,
-                    " ".repeat(e.offset)
-                )
+            Some(text) => PassManager::parse(text).map_err(|error| OptionsError::Pipeline {
+                pipeline: text.clone(),
+                error,
             })?,
             None => PassManager::default_pipeline(&options.pass_options),
         };
+        if options.pass_options.pe_mask.is_noop() {
+            return Err(OptionsError::NoopPeMask);
+        }
+        check_ir_printing(&options.ir_printing, &pipeline)?;
         Ok(Driver {
             frontend: Frontend::new(),
             options,
@@ -89,22 +116,22 @@ impl Driver {
         &self.options
     }
 
-    /// Parse and import `source` (named `file` in diagnostics) into the tile IR.
-    pub fn import(&self, source: &str, file: &str) -> Result<Module, Vec<Diagnostic>> {
-        let module = self.frontend.parse(source, file)?;
+    /// Parse and import `source` into the tile IR.
+    pub fn import(&self, source: &Source) -> Result<Module, Vec<Diagnostic>> {
+        let module = self.frontend.parse(source)?;
         import_module(&self.frontend, &module, source)
     }
 
-    /// Run one buffer through the whole compile.
-    pub fn process(&self, source: &str, file: &str) -> Outcome {
+    /// Run one buffer (a whole file or one `// -----` chunk) through the whole compile.
+    pub fn process(&self, source: &Source) -> Outcome {
         let mut side_output = String::new();
         let result = self
-            .import(source, file)
+            .import(source)
             .and_then(|mut module| {
                 self.run_pipeline(&mut module, &mut side_output)?;
                 Ok(module)
             })
-            .and_then(|module| self.emit(&module));
+            .and_then(|module| self.emit(&module, source));
         match result {
             Ok(output) => Outcome {
                 output: Some(output),
@@ -180,12 +207,23 @@ impl Driver {
         }
     }
 
-    fn emit(&self, module: &Module) -> Result<Vec<u8>, Vec<Diagnostic>> {
+    fn emit(&self, module: &Module, source: &Source) -> Result<Vec<u8>, Vec<Diagnostic>> {
+        let kernels = || {
+            let kernels = self.lower(module)?;
+            if kernels.is_empty() {
+                return Err(vec![Diagnostic::error(
+                    Location::new(source.file, source.first_line, 1),
+                    "the input defines no kernel (no func.func) to compile; write one, or use \
+                     --emit=mlir to print the module",
+                )]);
+            }
+            Ok(kernels)
+        };
         match self.options.emit {
             Emit::Mlir => self.print_mlir(module).map(String::into_bytes),
-            Emit::Asm => Ok(print_asm(&self.lower(module)?).into_bytes()),
-            Emit::Words => Ok(print_words(&self.lower(module)?).into_bytes()),
-            Emit::Obj => write_elf(&self.lower(module)?).map_err(|e| {
+            Emit::Asm => Ok(print_asm(&kernels()?).into_bytes()),
+            Emit::Words => Ok(print_words(&kernels()?).into_bytes()),
+            Emit::Obj => write_elf(&kernels()?).map_err(|e| {
                 vec![Diagnostic::error(
                     Location::unknown(),
                     format!("cannot write the ELF object: {e}"),
@@ -199,4 +237,35 @@ impl Driver {
         let exported = export_module(&self.frontend, module)?;
         Ok(self.frontend.print(&exported, self.options.debug_info))
     }
+}
+
+/// Every `--mlir-print-ir-before/after=PASS` names a pass that `pipeline` runs.
+fn check_ir_printing(printing: &IrPrinting, pipeline: &PassManager) -> Result<(), OptionsError> {
+    let running = pipeline.pass_names();
+    let requests = (printing.before.iter().map(|p| ("before", p)))
+        .chain(printing.after.iter().map(|p| ("after", p)));
+    for (when, pass) in requests {
+        if running.contains(&pass.as_str()) {
+            continue;
+        }
+        let known: Vec<&str> = known_passes().iter().map(|(name, _)| *name).collect();
+        let reason = if known.contains(&pass.as_str()) {
+            format!(
+                "the pipeline does not run it (it runs: {}), so nothing would be printed",
+                if running.is_empty() {
+                    "no pass".into()
+                } else {
+                    running.join(", ")
+                }
+            )
+        } else {
+            format!("unknown pass; the passes are: {}", known.join(", "))
+        };
+        return Err(OptionsError::IrPrinting {
+            when,
+            pass: pass.clone(),
+            reason,
+        });
+    }
+    Ok(())
 }

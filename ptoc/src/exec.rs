@@ -5,7 +5,7 @@
 //! [`verify_kernel`] runs a compiled kernel and the reference evaluator (on the unoptimised
 //! source) on the same random inputs, edge values included, and compares every result bit for bit.
 
-use ptoc_codegen::{Kernel, TileMeta};
+use ptoc_codegen::{quote_name, Kernel, TileMeta};
 use ptoc_ir::{Function, Location};
 use ptoc_isa::{DataType, PadValue, TypeClass};
 use ptoc_runtime::numerics::Flags;
@@ -185,7 +185,10 @@ pub fn format_element(dtype: DataType, bits: u64) -> String {
 pub fn run_text(kernel: &Kernel, run: &Run) -> String {
     let mut out = String::new();
     if let Some(fault) = &run.fault {
-        out.push_str(&format!("kernel {}: fault: {fault}\n", kernel.name));
+        out.push_str(&format!(
+            "kernel {}: fault: {fault}\n",
+            quote_name(&kernel.name)
+        ));
         return out;
     }
     let names = match run.flags {
@@ -194,7 +197,8 @@ pub fn run_text(kernel: &Kernel, run: &Run) -> String {
     };
     out.push_str(&format!(
         "kernel {}: ok, flags 0x{:02x}{names}\n",
-        kernel.name, run.flags
+        quote_name(&kernel.name),
+        run.flags
     ));
     for (meta, tile) in kernel.meta.results.iter().zip(&run.results) {
         out.push_str(&format!(
@@ -467,7 +471,9 @@ func.func @k_min(%x: !pto.tile<4x8xsi16>, %v: !pto.tile<4x1xsi16>) -> !pto.tile<
     #[test]
     fn verify_reports_a_kernel_that_does_not_match_its_source() {
         let driver = Driver::new(Options::default()).unwrap();
-        let module = driver.import(KERNELS, "k.mlir").unwrap();
+        let module = driver
+            .import(&ptoc_ir::Source::new(KERNELS, "k.mlir"))
+            .unwrap();
         let kernels = driver.compile_kernels(&module).unwrap();
         let reference = driver.reference_module(&module).unwrap();
         // Each kernel matches its own source...

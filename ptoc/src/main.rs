@@ -4,8 +4,8 @@
 use clap::{Args, Parser, Subcommand};
 use ptoc::{diagnostics, exec, npy, output, split, Driver, Emit, Options};
 use ptoc_codegen::Kernel;
-use ptoc_codegen::{assemble, disassemble, read_elf, write_elf};
-use ptoc_ir::{Diagnostic, Severity, SourceMap};
+use ptoc_codegen::{assemble, disassemble, is_tile_name, quote_name, read_elf, write_elf};
+use ptoc_ir::{Diagnostic, Severity, Source, SourceMap};
 use ptoc_isa::PeMask;
 use ptoc_passes::IrPrinting;
 use std::io::{Read, Write};
@@ -188,18 +188,31 @@ fn main() -> ExitCode {
     }
 }
 
+/// The largest input file ptoc reads (sources, objects, `.npy` arguments): 256 MiB. Larger
+/// inputs are refused after reading one byte past the limit, so `ptoc /dev/zero` stops there.
+const MAX_INPUT_BYTES: u64 = 256 << 20;
+
 /// The display name of an input and its bytes.
 fn read_input(name: &str) -> Result<(String, Vec<u8>), String> {
     let display = if name == "-" { "<stdin>" } else { name }.to_string();
-    let bytes = if name == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin().read_to_end(&mut bytes).map(|_| bytes)
+    let cannot = |e: std::io::Error| format!("error: cannot read '{display}': {e}");
+    let reader: Box<dyn Read> = if name == "-" {
+        Box::new(std::io::stdin().lock())
     } else {
-        std::fs::read(name)
+        Box::new(std::fs::File::open(name).map_err(cannot)?)
     };
-    bytes
-        .map(|b| (display.clone(), b))
-        .map_err(|e| format!("error: cannot read '{display}': {e}"))
+    let mut bytes = Vec::new();
+    reader
+        .take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(format!(
+            "error: '{display}' is larger than {} MiB, the most ptoc reads from one input",
+            MAX_INPUT_BYTES >> 20
+        ));
+    }
+    Ok((display, bytes))
 }
 
 /// Input text, or an error naming the line and column of the first byte that is not UTF-8.
@@ -259,22 +272,24 @@ fn run_compile(args: CompileArgs) -> Result<bool, String> {
             after: args.print_ir_after,
         },
         pass_statistics: args.pass_statistics,
-    })?;
+    })
+    .map_err(|e| format!("error: {e}"))?;
     let mut sources = SourceMap::default();
     sources.add(file.as_str(), source.as_str());
 
+    let whole = Source::new(&source, &file);
     let chunks = if args.split_input_file {
-        split::split_input(&source)
+        split::split_input(&whole)
     } else {
-        vec![source.clone()]
+        vec![whole]
     };
     let mut ok = true;
     let mut outputs = Vec::new();
     for chunk in &chunks {
-        let outcome = driver.process(chunk, &file);
+        let outcome = driver.process(chunk);
         eprint!("{}", outcome.side_output);
         let reported = if args.verify_diagnostics {
-            diagnostics::verify(chunk, &file, &outcome.diagnostics)
+            diagnostics::verify(chunk, &outcome.diagnostics)
         } else {
             outcome.diagnostics
         };
@@ -321,6 +336,7 @@ fn default_driver(opt_level: u8) -> Result<Driver, String> {
         },
         ..Options::default()
     })
+    .map_err(|e| format!("error: {e}"))
 }
 
 /// Compile an `.mlir` file; diagnostics are printed and turn into `Ok(None)`.
@@ -332,7 +348,7 @@ fn compile_source(
     let mut sources = SourceMap::default();
     sources.add(file.as_str(), source.as_str());
     let compiled = driver
-        .import(&source, &file)
+        .import(&Source::new(&source, &file))
         .and_then(|m| driver.compile_kernels(&m).map(|k| (m, k)));
     match compiled {
         Ok(pair) => Ok(Some(pair)),
@@ -360,7 +376,7 @@ fn run_kernel(
             None => return Ok(false),
         }
     };
-    let names: Vec<&str> = kernels.iter().map(|k| k.name.as_str()).collect();
+    let names: Vec<String> = kernels.iter().map(|k| quote_name(&k.name)).collect();
     let kernel = match function {
         Some(name) => kernels.iter().find(|k| k.name == name),
         None if kernels.len() == 1 => kernels.first(),
@@ -368,7 +384,8 @@ fn run_kernel(
     }
     .ok_or_else(|| match function {
         Some(name) => format!(
-            "error: {file} has no kernel '{name}'; it has: {}",
+            "error: {file} has no kernel {}; it has: {}",
+            quote_name(name),
             names.join(", ")
         ),
         None => format!(
@@ -431,7 +448,7 @@ fn run_kernel(
                 .collect();
             let bytes = npy::write_output(tile.dtype, tile.valid_rows, tile.valid_cols, &valid)
                 .map_err(|e| format!("error: {e}"))?;
-            write_output(Some(&dir.join(format!("{}.npy", meta.name))), &bytes)?;
+            write_output(Some(&result_file(dir, &meta.name)?), &bytes)?;
         }
     }
     let text = match format {
@@ -443,6 +460,19 @@ fn run_kernel(
     };
     write_output(None, text.as_bytes())?;
     Ok(run.fault.is_none())
+}
+
+/// `DIR/NAME.npy` for a result: only an identifier may name a file, so no result name can
+/// point outside `DIR` (metadata is checked when it is read; this holds for any kernel).
+fn result_file(dir: &Path, name: &str) -> Result<PathBuf, String> {
+    if !is_tile_name(name) {
+        return Err(format!(
+            "error: result name {} cannot name a file in '{}'",
+            quote_name(name),
+            dir.display()
+        ));
+    }
+    Ok(dir.join(format!("{name}.npy")))
 }
 
 fn run_verify(input: &str, trials: u32, seed: u64, opt_level: u8) -> Result<bool, String> {
@@ -459,13 +489,15 @@ fn run_verify(input: &str, trials: u32, seed: u64, opt_level: u8) -> Result<bool
         match exec::verify_kernel(kernel, source, trials, seed)? {
             None => println!(
                 "@{}: {trials} trials (seed {seed}), compiled code matches the source bit for bit",
-                kernel.name
+                quote_name(&kernel.name)
             ),
             Some(m) => {
                 ok = false;
                 println!(
                     "@{}: MISMATCH in trial {} (seed {seed}): {}",
-                    kernel.name, m.trial, m.message
+                    quote_name(&kernel.name),
+                    m.trial,
+                    m.message
                 );
             }
         }

@@ -2,7 +2,8 @@
 // become one TROWEXPANDEXPDIF (same-type FP32 pair), the broadcast divide a TROWEXPANDDIV that
 // keeps the divide's result type (its Zero pad), name order and location.
 // RUN: ptoc %s --pass-pipeline=pto-infer-shapes,pto-fuse --emit=mlir | FileCheck %s
-// RUN: ptoc %s --pass-pipeline=pto-infer-shapes,pto-fuse --emit=mlir -O0 | FileCheck %s --check-prefix=O0
+// RUN: ptoc %s --emit=mlir -O0 | FileCheck %s --check-prefix=O0
+// RUN: ptoc %s --pass-pipeline=pto-infer-shapes,pto-fuse --emit=mlir -O0 | FileCheck %s
 // RUN: ptoc %s --pass-pipeline=pto-infer-shapes,pto-fuse --emit=mlir --pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
 // RUN: ptoc verify %s --trials 4 | FileCheck %s --check-prefix=EXEC
 
@@ -24,7 +25,8 @@ func.func @softmax_rows(%x: !pto.tile<16x64xf32>) -> !pto.tile<16x64xf32, pad=ze
 // CHECK-NEXT:    %3 = "pto.trowexpanddiv"(%1, %2) : (!pto.tile<16x64xf32>, !pto.tile<16x1xf32>) -> !pto.tile<16x64xf32, pad=zero>
 // CHECK-NEXT:    return %3
 
-// -O0 keeps every op.
+// -O0 (the default pipeline without pto-fuse) keeps every op; a pipeline that names pto-fuse
+// fuses at any -O.
 // O0-LABEL: func.func @softmax_rows
 // O0-NEXT:    "pto.trowmax"
 // O0-NEXT:    "pto.trowexpand"
