@@ -55,6 +55,19 @@ fn duplicate_or_unnamable_kernels_are_refused() {
     assert!(matches!(write_elf(&[nul]), Err(ElfError::Write(_))));
 }
 
+/// An object's result names become `--out-dir` file names: a crafted object whose metadata names
+/// a result `../../escaped` or `/abs/path` used to be read as it was.
+#[test]
+fn objects_with_path_like_tile_names_are_refused() {
+    for bad in ["../../escaped", "/abs/path", "a/b", "", "tab\there"] {
+        let mut k = lower_function(&worked_example()).unwrap();
+        k.meta.results[0].name = bad.into();
+        let bytes = write_elf(&[k]).unwrap();
+        let err = read_elf(&bytes).unwrap_err().to_string();
+        assert!(err.contains("is not an identifier"), "{bad:?}: {err}");
+    }
+}
+
 /// Run a readelf-style tool on an object and return its output.
 fn readelf(tool: &str, bytes: &[u8]) -> Option<String> {
     let path = std::env::temp_dir().join(format!("ptoc-codegen-readelf-{}.o", std::process::id()));

@@ -5,7 +5,7 @@
 //! nearest known name), wrong operand or result counts, malformed tile types, and ops of other
 //! dialects that ptoc cannot lower.
 
-use crate::mlir::Frontend;
+use crate::mlir::{Frontend, PARSE_STACK_BYTES};
 use melior::ir::attribute::{
     ArrayAttribute, DictionaryAttribute, IntegerAttribute, StringAttribute,
 };
@@ -19,8 +19,19 @@ use ptoc_isa::ops::{self, CATALOGUE};
 use std::collections::{BTreeMap, HashMap};
 
 /// Import every function of `module`. `source` is the buffer it was parsed from, used to recover
-/// the SSA names (`%x`) that MLIR does not keep.
+/// the SSA names (`%x`) that MLIR does not keep. Runs on the parse stack: MLIR prints attributes
+/// and types into messages recursively, as deep as they nest.
 pub fn import_module(
+    frontend: &Frontend,
+    module: &Module,
+    source: &Source,
+) -> Result<ptoc_ir::Module, Vec<Diagnostic>> {
+    stacker::grow(PARSE_STACK_BYTES, || {
+        import_functions(frontend, module, source)
+    })
+}
+
+fn import_functions(
     frontend: &Frontend,
     module: &Module,
     source: &Source,

@@ -71,8 +71,9 @@ impl PassContext {
     }
 }
 
-/// One pass of the pipeline.
-pub trait Pass {
+/// One pass of the pipeline. `Send`, so a [`PassManager`] (and the driver holding it) can move
+/// to another thread.
+pub trait Pass: Send {
     /// The pipeline name (`pto-verify`).
     fn name(&self) -> &'static str;
     /// One line for `--help`-style listings.

@@ -269,3 +269,113 @@ fn check_ir_printing(printing: &IrPrinting, pipeline: &PassManager) -> Result<()
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kernel(name: &str, cols: u32) -> String {
+        format!(
+            "func.func @{name}(%x: !pto.tile<8x{cols}xf32>) -> !pto.tile<8x1xf32> {{\n  \
+             %m = \"pto.trowmax\"(%x) : (!pto.tile<8x{cols}xf32>) -> !pto.tile<8x1xf32>\n  \
+             return %m : !pto.tile<8x1xf32>\n}}\n"
+        )
+    }
+
+    fn asm_options() -> Options {
+        Options {
+            emit: Emit::Asm,
+            ..Options::default()
+        }
+    }
+
+    /// Eight threads, each with its own driver, compile different kernels at once; every result
+    /// is its own kernel (compiles used to share staging files: wrong kernels, spurious errors).
+    #[test]
+    fn drivers_compile_concurrently_each_its_own_kernel() {
+        fn send<T: Send>(_: &T) {}
+        let kernels: Vec<(String, String)> = (0..8)
+            .map(|i| (format!("k{i}"), kernel(&format!("k{i}"), 1 << (i % 6 + 1))))
+            .collect();
+        let alone = Driver::new(asm_options()).unwrap();
+        send(&alone);
+        let expected: Vec<Vec<u8>> = kernels
+            .iter()
+            .map(|(name, text)| {
+                let out = alone.process(&Source::new(text, name)).output;
+                out.expect("compiles")
+            })
+            .collect();
+        std::thread::scope(|scope| {
+            for ((name, text), want) in kernels.iter().zip(&expected) {
+                scope.spawn(move || {
+                    let driver = Driver::new(asm_options()).unwrap();
+                    for _ in 0..25 {
+                        let outcome = driver.process(&Source::new(text, name));
+                        assert!(outcome.diagnostics.is_empty(), "{:?}", outcome.diagnostics);
+                        assert_eq!(outcome.output.as_ref(), Some(want), "{name}");
+                    }
+                });
+            }
+        });
+    }
+
+    #[test]
+    fn options_that_would_do_nothing_are_refused() {
+        let with = |f: fn(&mut Options)| {
+            let mut options = Options::default();
+            f(&mut options);
+            Driver::new(options).err().map(|e| e.to_string())
+        };
+        let unknown = with(|o| o.ir_printing.after = vec!["no-such-pass".into()]).unwrap();
+        assert!(
+            unknown.contains("unknown pass; the passes are: pto-verify"),
+            "{unknown}"
+        );
+        let not_run = with(|o| {
+            o.pass_options.opt_level = 0;
+            o.ir_printing.before = vec!["pto-fuse".into()];
+        })
+        .unwrap();
+        assert!(
+            not_run.contains("the pipeline does not run it"),
+            "{not_run}"
+        );
+        let mask = with(|o| o.pass_options.pe_mask = ptoc_isa::PeMask::NONE).unwrap();
+        assert!(mask.contains("no-op"), "{mask}");
+        let pipeline = with(|o| o.pipeline = Some("pto-verify,,".into())).unwrap();
+        assert!(
+            pipeline.starts_with("invalid --pass-pipeline at character"),
+            "{pipeline}"
+        );
+        assert_eq!(
+            with(|o| o.ir_printing.after = vec!["pto-fuse".into()]),
+            None
+        );
+    }
+
+    /// An input without a kernel used to give an empty 584-byte object and exit 0.
+    #[test]
+    fn an_input_without_a_kernel_is_an_error_unless_printing_mlir() {
+        for emit in [Emit::Obj, Emit::Asm, Emit::Words] {
+            let driver = Driver::new(Options {
+                emit,
+                ..Options::default()
+            })
+            .unwrap();
+            for text in ["", "// only a comment\n", "module {}\n"] {
+                let outcome = driver.process(&Source::new(text, "empty.mlir"));
+                assert_eq!(outcome.output, None);
+                let d = &outcome.diagnostics[0];
+                assert_eq!(d.loc, Location::new("empty.mlir", 1, 1));
+                assert!(d.message.contains("defines no kernel"), "{}", d.message);
+            }
+        }
+        let mlir = Driver::new(Options {
+            emit: Emit::Mlir,
+            ..Options::default()
+        })
+        .unwrap();
+        assert!(mlir.process(&Source::new("", "e.mlir")).output.is_some());
+    }
+}

@@ -3,10 +3,12 @@
 //! An input whose dtype matches the tile's element type gives values (`float32` for FP32, `int8`
 //! for S8, …); an unsigned-integer array of the element's width gives raw bit patterns for any
 //! type — the only way to feed BF16, TF32, HF32, E4M3, E5M2 and NaN payloads. Inputs cover the
-//! valid region: a 2-D array of exactly `valid_rows × valid_cols` (or 1-D of that many elements).
+//! valid region: a 2-D array of exactly `valid_rows × valid_cols` (or 1-D of that many elements),
+//! in C or Fortran order, either byte order. A file that is not exactly what its header says
+//! (truncated or extra data, an oversized header, a pickled object array) is refused.
 //! Outputs are the valid region, typed where numpy has the type and raw bits otherwise.
 
-use npyz::{DType, NpyFile, TypeChar, WriterBuilder};
+use npyz::{DType, NpyFile, Order, TypeChar, WriterBuilder};
 use ptoc_isa::{DataType, TypeClass};
 
 /// How numpy spells an element: its kind and byte size.
@@ -19,14 +21,86 @@ fn numpy_kind(dtype: DataType) -> (TypeChar, usize) {
     }
 }
 
-/// Read an input for a `valid_rows × valid_cols` region of `dtype` elements, as carrier bits.
+/// numpy's own bound on a header (`numpy.lib.format`'s `max_header_size`): a header is a short
+/// dict literal, and a longer one is refused before it is parsed.
+const MAX_HEADER_BYTES: usize = 10_000;
+
+/// The deepest bracket nesting a header may have. A real one nests two or three levels (a
+/// structured dtype's list of tuples); the literal parser recurses once per level.
+const MAX_HEADER_NESTING: usize = 16;
+
+/// The byte offset of the array data, after checking the preamble against the file's length:
+/// magic, a version numpy defines (1.0, 2.0, 3.0), a header length that fits both the file and
+/// [`MAX_HEADER_BYTES`], and a header that nests no deeper than [`MAX_HEADER_NESTING`]. Nothing
+/// is allocated from what the file claims.
+fn data_offset(bytes: &[u8]) -> Result<usize, String> {
+    if !bytes.starts_with(b"\x93NUMPY") || bytes.len() < 8 {
+        return Err("not a .npy file: it does not start with the \\x93NUMPY magic".into());
+    }
+    let (major, minor) = (bytes[6], bytes[7]);
+    let width = match (major, minor) {
+        (1, 0) => 2,
+        (2, 0) | (3, 0) => 4,
+        _ => {
+            return Err(format!(
+                "unsupported .npy format version {major}.{minor} (numpy writes 1.0, 2.0 and 3.0)"
+            ))
+        }
+    };
+    let Some(field) = bytes.get(8..8 + width) else {
+        return Err("truncated .npy preamble: the header length is cut off".into());
+    };
+    let declared = field
+        .iter()
+        .rev()
+        .fold(0usize, |n, &b| (n << 8) | b as usize);
+    let header_start = 8 + width;
+    if declared > MAX_HEADER_BYTES {
+        return Err(format!(
+            "the header declares {declared} bytes; numpy refuses headers over {MAX_HEADER_BYTES} \
+             bytes, and so does ptoc"
+        ));
+    }
+    let Some(header) = bytes.get(header_start..header_start + declared) else {
+        return Err(format!(
+            "the header declares {declared} bytes but the file holds only {} after the preamble",
+            bytes.len() - header_start
+        ));
+    };
+    let mut depth = 0usize;
+    for &b in header {
+        match b {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if depth > MAX_HEADER_NESTING {
+            return Err(format!(
+                "the header nests deeper than {MAX_HEADER_NESTING} levels; a .npy header is a flat dict"
+            ));
+        }
+    }
+    Ok(header_start + declared)
+}
+
+/// Read an input for a `valid_rows × valid_cols` region of `dtype` elements, as carrier bits in
+/// row-major order. Every claim of the file (header length, shape, dtype, data length, order) is
+/// checked against the file and the region before any data is read; `fortran_order` arrays are
+/// transposed into row-major order.
 pub fn read_input(
     bytes: &[u8],
     dtype: DataType,
     valid_rows: u32,
     valid_cols: u32,
 ) -> Result<Vec<u64>, String> {
+    let offset = data_offset(bytes)?;
     let file = NpyFile::new(bytes).map_err(|e| format!("not a readable .npy file: {e}"))?;
+    if file.uses_pickled_array() {
+        return Err(
+            "an object array (pickled Python objects) is not tile data; save a numeric array"
+                .into(),
+        );
+    }
     let shape = file.shape().to_vec();
     let want = valid_rows as u64 * valid_cols as u64;
     let fits = match shape.as_slice() {
@@ -52,6 +126,17 @@ pub fn read_input(
             dtype.bits()
         ));
     }
+    let (need, held) = (
+        want.saturating_mul(size as u64),
+        (bytes.len() - offset) as u64,
+    );
+    if held != need {
+        let what = if held < need { "truncated" } else { "too long" };
+        return Err(format!(
+            "{what}: the {shape:?} '{ts}' array is {need} bytes of data, the file holds {held}"
+        ));
+    }
+    let fortran = file.order() == Order::Fortran;
     let mask = dtype.carrier_mask();
     let bits: Vec<u64> = match (kind, size) {
         (TypeChar::Float, 8) => to_bits(file.into_vec::<f64>(), f64::to_bits),
@@ -67,7 +152,18 @@ pub fn read_input(
         (TypeChar::Uint, 1) => to_bits(file.into_vec::<u8>(), |v| v as u64),
         _ => return Err(format!("unsupported dtype '{ts}'")),
     }?;
+    let bits = match shape.as_slice() {
+        [rows, cols] if fortran => column_major_to_row_major(&bits, *rows as usize, *cols as usize),
+        _ => bits,
+    };
     Ok(bits.into_iter().map(|b| b & mask).collect())
+}
+
+/// A `rows × cols` array stored column after column (`fortran_order: True`), row after row.
+fn column_major_to_row_major(values: &[u64], rows: usize, cols: usize) -> Vec<u64> {
+    (0..rows)
+        .flat_map(|r| (0..cols).map(move |c| values[c * rows + r]))
+        .collect()
 }
 
 fn describe(kind: TypeChar, size: usize) -> String {
@@ -152,5 +248,110 @@ mod tests {
         let e = read_input(&npy, DataType::FP32, 4, 1).unwrap_err();
         assert!(e.contains("does not cover the 4x1 valid region"), "{e}");
         assert!(read_input(b"garbage", DataType::FP32, 1, 1).is_err());
+    }
+
+    /// A `.npy` file written by hand from the format's definition (numpy's `NEP 1`): magic,
+    /// version, little-endian header length, a dict literal padded with spaces to a multiple of
+    /// 64 bytes and ended by a newline, then the data.
+    fn npy(major: u8, header: &str, data: &[u8]) -> Vec<u8> {
+        let width = if major == 1 { 2 } else { 4 };
+        let unpadded = 8 + width + header.len() + 1;
+        let padded = format!("{header}{}\n", " ".repeat((64 - unpadded % 64) % 64));
+        let mut out = b"\x93NUMPY".to_vec();
+        out.extend([major, 0]);
+        let len = padded.len() as u32;
+        out.extend(&len.to_le_bytes()[..width]);
+        out.extend(padded.as_bytes());
+        out.extend(data);
+        out
+    }
+
+    fn f32_bytes(values: &[f32], big_endian: bool) -> Vec<u8> {
+        let bytes = |v: &f32| {
+            if big_endian {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            }
+        };
+        values.iter().flat_map(bytes).collect()
+    }
+
+    /// `fortran_order: True` used to be read as C order (wrong numbers, exit 0).
+    #[test]
+    fn fortran_order_and_big_endian_arrays_are_read_exactly() {
+        // The 2x3 matrix [[1, 2, 3], [4, 5, 6]], stored column after column.
+        let header = "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }";
+        let file = npy(
+            1,
+            header,
+            &f32_bytes(&[1.0, 4.0, 2.0, 5.0, 3.0, 6.0], false),
+        );
+        let want: Vec<u64> = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]
+            .iter()
+            .map(|v| v.to_bits() as u64)
+            .collect();
+        assert_eq!(read_input(&file, DataType::FP32, 2, 3).unwrap(), want);
+        let header = "{'descr': '>f4', 'fortran_order': False, 'shape': (2, 3), }";
+        let file = npy(2, header, &f32_bytes(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], true));
+        assert_eq!(read_input(&file, DataType::FP32, 2, 3).unwrap(), want);
+    }
+
+    /// Each claim of the file is checked against the file before anything is allocated from it
+    /// (a 4 GiB header length used to allocate 4 GiB and abort).
+    #[test]
+    fn files_that_are_not_what_they_say_are_refused() {
+        let header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }";
+        let data = f32_bytes(&[1.0; 4], false);
+        let good = npy(1, header, &data);
+        assert!(read_input(&good, DataType::FP32, 2, 2).is_ok());
+        let mut huge = npy(2, header, &data);
+        huge[8..12].copy_from_slice(&0xFFFF_FFF0u32.to_le_bytes());
+        let mut past_end = good.clone();
+        past_end[8..10].copy_from_slice(&9000u16.to_le_bytes());
+        let mut version = good.clone();
+        version[6] = 5;
+        let nested = format!(
+            "{{'descr': '<f4', 'x': {}{}, 'shape': (2, 2), }}",
+            "[".repeat(20),
+            "]".repeat(20)
+        );
+        let object = "{'descr': '|O', 'fortran_order': False, 'shape': (2, 2), }";
+        let cases: [(Vec<u8>, &str); 10] = [
+            (
+                huge,
+                "the header declares 4294967280 bytes; numpy refuses headers over 10000",
+            ),
+            (
+                past_end,
+                "the header declares 9000 bytes but the file holds only",
+            ),
+            (version, "unsupported .npy format version 5.0"),
+            (good[..9].to_vec(), "the header length is cut off"),
+            (Vec::new(), "not a .npy file"),
+            (
+                good[..good.len() - 3].to_vec(),
+                "truncated: the [2, 2] '<f4' array is 16 bytes of data, the file holds 13",
+            ),
+            (
+                [good.clone(), vec![0]].concat(),
+                "too long: the [2, 2] '<f4' array is 16 bytes of data, the file holds 17",
+            ),
+            (npy(1, &nested, &data), "nests deeper than 16 levels"),
+            (
+                npy(1, object, &[0; 32]),
+                "an object array (pickled Python objects) is not tile data",
+            ),
+            (
+                npy(1, &header.replace("<f4", "<i4"), &data),
+                "dtype '<i4' does not match FP32",
+            ),
+        ];
+        for (bytes, want) in cases {
+            let err = read_input(&bytes, DataType::FP32, 2, 2).unwrap_err();
+            assert!(err.contains(want), "{err} (wanted {want})");
+        }
+        let err = read_input(&good, DataType::FP32, 4, 1).unwrap_err();
+        assert!(err.contains("does not cover the 4x1 valid region"), "{err}");
     }
 }
