@@ -317,13 +317,10 @@ fn lower_op(
     Ok(insts)
 }
 
-/// The hardware decides the result type of every op but EXPDIF; the IR must agree with it.
+/// The hardware decides the result type of every op but EXPDIF (`ResultKind::encoded`); the IR
+/// must agree with it.
 fn check_result_type(kind: ResultKind, src: DataType, dst: DataType) -> Result<(), String> {
-    let expected = match kind {
-        ResultKind::ExpDif => return Ok(()),
-        ResultKind::Index => DataType::U32,
-        ResultKind::SameAsSource | ResultKind::Reduced | ResultKind::Broadcast => src,
-    };
+    let expected = kind.encoded(src, dst);
     if dst == expected {
         Ok(())
     } else {

@@ -3,7 +3,7 @@
 //! R×C is the physical shape (C a power of two; the allocator derives the physical rows from the
 //! SizeCode, ≥ R). `?` in any dimension asks broadcast-shape inference to fill it in.
 
-use ptoc_isa::{DataType, PadValue};
+use ptoc_isa::{DataType, Geometry, PadValue};
 use std::fmt;
 
 /// One dimension: known, or `?` (to be inferred).
@@ -18,6 +18,22 @@ impl Dim {
         match self {
             Dim::Known(n) => Some(n),
             Dim::Unknown => None,
+        }
+    }
+}
+
+impl From<u32> for Dim {
+    fn from(n: u32) -> Dim {
+        Dim::Known(n)
+    }
+}
+
+impl Dim {
+    /// Equal, or not decidable yet because one side is `?`.
+    pub fn agrees(self, other: Dim) -> bool {
+        match (self, other) {
+            (Dim::Known(x), Dim::Known(y)) => x == y,
+            _ => true,
         }
     }
 }
@@ -74,6 +90,24 @@ impl TileType {
     }
 
     /// (rows, cols, valid rows, valid cols) when all are known.
+    /// The geometry the op rules relate (`ptoc_isa::rules`), with unknown dimensions kept.
+    pub fn geometry(&self) -> Geometry<Dim> {
+        Geometry {
+            cols: self.cols,
+            valid_rows: self.valid_rows,
+            valid_cols: self.valid_cols,
+        }
+    }
+
+    /// The geometry when every dimension in it is known.
+    pub fn known_geometry(&self) -> Option<Geometry<u32>> {
+        Some(Geometry {
+            cols: self.cols.known()?,
+            valid_rows: self.valid_rows.known()?,
+            valid_cols: self.valid_cols.known()?,
+        })
+    }
+
     pub fn dims(&self) -> Option<(u32, u32, u32, u32)> {
         Some((
             self.rows.known()?,

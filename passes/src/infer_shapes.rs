@@ -21,16 +21,7 @@ pub struct InferShapes;
 /// If `vector` is a row or column broadcast of `full` (facts §1.3 broadcast rules, all dims
 /// known), the axis; `None` for equal shapes and for shapes no broadcast explains.
 pub fn broadcast_axis(full: &TileType, vector: &TileType) -> Option<Axis> {
-    let (_, fc, fvr, fvc) = full.dims()?;
-    let (_, vc, vvr, vvc) = vector.dims()?;
-    let full_is_column = fc == 1 && fvc == 1;
-    if vc == 1 && vvc == 1 && vvr == fvr && !full_is_column {
-        Some(Axis::Row)
-    } else if vvr == 1 && vc == fc && vvc == fvc && fvr != 1 {
-        Some(Axis::Col)
-    } else {
-        None
-    }
+    Axis::broadcast_of(full.known_geometry()?, vector.known_geometry()?)
 }
 
 impl Pass for InferShapes {
@@ -163,7 +154,6 @@ fn infer_result(func: &mut Function, at: usize) -> Result<u64, Vec<Diagnostic>> 
         return Ok(0); // operand count is verify's to report
     };
     let s = *func.ty(src);
-    let one = Dim::Known(1);
     // (rows, cols, valid rows, valid cols)
     let rules = match op.info.kind {
         OpKind::Binary(_) | OpKind::Exp | OpKind::Expand(_, Some(_)) => [
@@ -172,18 +162,16 @@ fn infer_result(func: &mut Function, at: usize) -> Result<u64, Vec<Diagnostic>> 
             Rule4::Is(s.valid_rows),
             Rule4::Is(s.valid_cols),
         ],
-        OpKind::Reduce(Axis::Row, _) => [
-            Rule4::Default(s.valid_rows),
-            Rule4::Is(one),
-            Rule4::Is(s.valid_rows),
-            Rule4::Is(one),
-        ],
-        OpKind::Reduce(Axis::Col, _) => [
-            Rule4::Default(one),
-            Rule4::Is(s.cols),
-            Rule4::Is(one),
-            Rule4::Is(s.valid_cols),
-        ],
+        // The axis's vector of the source, in as many rows as it has valid rows.
+        OpKind::Reduce(axis, _) => {
+            let v = axis.vector(s.geometry());
+            [
+                Rule4::Default(v.valid_rows),
+                Rule4::Is(v.cols),
+                Rule4::Is(v.valid_rows),
+                Rule4::Is(v.valid_cols),
+            ]
+        }
         // The copy expands: `s` is the broadcast vector; the other axis comes from the result type.
         OpKind::Expand(Axis::Row, None) => [
             Rule4::Default(s.valid_rows),

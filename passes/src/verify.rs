@@ -19,10 +19,10 @@ use crate::infer_shapes::broadcast_axis;
 use crate::rules::{defined_here, op_prefix, shape, shape_of, value_name, Rule, Violation};
 use crate::{Pass, PassContext};
 use ptoc_ir::{Diagnostic, Dim, Function, Op, TileType, ValueId};
-use ptoc_isa::dtype::{ARG_RESULTS, EXPDIF_PAIRS};
+use ptoc_isa::dtype::EXPDIF_PAIRS;
 use ptoc_isa::geometry::MAX_DIM;
 use ptoc_isa::ops::OperandRole;
-use ptoc_isa::{Axis, DataType, OpKind, ResultKind, SizeCode};
+use ptoc_isa::{Axis, DataType, Geometry, OpKind, ResultKind, SizeCode};
 
 /// When verification runs, which decides how strict it is about what inference still changes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -280,70 +280,57 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
         }
     }
     let res_ty = *func.ty(op.result);
-    match info.result {
-        ResultKind::SameAsSource | ResultKind::Reduced | ResultKind::Broadcast => {
-            if res_ty.dtype != src_ty.dtype {
-                report(
-                    None,
-                    Violation::new(
-                        Rule::SameType,
-                        format!(
-                            "has DataType {}, but the {} has {}",
-                            res_ty.dtype.name(),
-                            first_role.name(),
-                            src_ty.dtype.name()
-                        ),
-                    )
-                    .hint(format!("make the result {}", src_ty.dtype.name())),
-                );
+    let legal_results = info.result.legal_results(src_ty.dtype);
+    if !legal_results.contains(&res_ty.dtype) {
+        let names: Vec<&str> = legal_results.iter().map(|t| t.name()).collect();
+        let violation = match info.result {
+            ResultKind::SameAsSource | ResultKind::Reduced | ResultKind::Broadcast => {
+                Violation::new(
+                    Rule::SameType,
+                    format!(
+                        "has DataType {}, but the {} has {}",
+                        res_ty.dtype.name(),
+                        first_role.name(),
+                        src_ty.dtype.name()
+                    ),
+                )
+                .hint(format!("make the result {}", src_ty.dtype.name()))
             }
-        }
-        ResultKind::Index => {
-            if !ARG_RESULTS.contains(&res_ty.dtype) {
-                report(
-                    None,
-                    Violation::new(
-                        Rule::ArgResultType,
-                        format!(
-                            "has DataType {}, but {} produces indices",
-                            res_ty.dtype.name(),
-                            info.mnemonic
-                        ),
-                    )
-                    .hint("type the result ui32 (the encoded op writes U32 indices)"),
-                );
-            }
-        }
-        ResultKind::ExpDif => {
-            if !EXPDIF_PAIRS.contains(&(src_ty.dtype, res_ty.dtype)) {
-                let ok: Vec<&str> = EXPDIF_PAIRS
-                    .iter()
-                    .filter(|(s, _)| *s == src_ty.dtype)
-                    .map(|(_, d)| d.name())
-                    .collect();
-                let hint = if ok.is_empty() {
-                    "legal (source, result) pairs: (FP16,FP16), (BF16,BF16), (FP32,FP32), (FP16,FP32), (BF16,FP32)".to_string()
+            ResultKind::Index => Violation::new(
+                Rule::ArgResultType,
+                format!(
+                    "has DataType {}, but {} produces indices",
+                    res_ty.dtype.name(),
+                    info.mnemonic
+                ),
+            )
+            .hint("type the result ui32 (the encoded op writes U32 indices)"),
+            ResultKind::ExpDif => {
+                let hint = if names.is_empty() {
+                    let pairs: Vec<String> = EXPDIF_PAIRS
+                        .iter()
+                        .map(|(s, d)| format!("({},{})", s.name(), d.name()))
+                        .collect();
+                    format!("legal (source, result) pairs: {}", pairs.join(", "))
                 } else {
                     format!(
                         "with a {} source the result may be {}",
                         src_ty.dtype.name(),
-                        ok.join(" or ")
+                        names.join(" or ")
                     )
                 };
-                report(
-                    None,
-                    Violation::new(
-                        Rule::ExpDifPair,
-                        format!(
-                            "has DataType {} for a {} source, not one of the five EXPDIF pairs",
-                            res_ty.dtype.name(),
-                            src_ty.dtype.name()
-                        ),
-                    )
-                    .hint(hint),
-                );
+                Violation::new(
+                    Rule::ExpDifPair,
+                    format!(
+                        "has DataType {} for a {} source, not one of the EXPDIF pairs",
+                        res_ty.dtype.name(),
+                        src_ty.dtype.name()
+                    ),
+                )
+                .hint(hint)
             }
-        }
+        };
+        report(None, violation);
     }
 
     // Geometry (facts §1.3, §1.5, §1.6).
@@ -402,14 +389,6 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
     errors
 }
 
-/// Equal, or not decidable yet because one side is `?`.
-fn same(a: Dim, b: Dim) -> bool {
-    match (a, b) {
-        (Dim::Known(x), Dim::Known(y)) => x == y,
-        _ => true,
-    }
-}
-
 /// `TileShapeAndTypeMatch`'s geometry half: `ty` must have `reference`'s physical and valid shape.
 /// `dtype` is the element type `ty` is meant to have, for the suggested spelling.
 fn full_shape(
@@ -418,10 +397,8 @@ fn full_shape(
     dtype: DataType,
     reference_role: OperandRole,
 ) -> Option<Violation> {
-    let matches = same(reference.rows, ty.rows)
-        && same(reference.cols, ty.cols)
-        && same(reference.valid_rows, ty.valid_rows)
-        && same(reference.valid_cols, ty.valid_cols);
+    let matches =
+        reference.rows.agrees(ty.rows) && reference.geometry().matches(ty.geometry(), Dim::agrees);
     if matches {
         return None;
     }
@@ -442,83 +419,46 @@ fn full_shape(
     )
 }
 
-/// The broadcast-source rules of facts §1.3 against the full shape `full`.
+/// The broadcast source of an expand against the full shape `full`: the axis's vector of it
+/// (`Axis::vector`, docs/isa.md §1.3).
 fn broadcast_shape(bcast: &TileType, full: &TileType, axis: Axis) -> Option<Violation> {
-    let one = Dim::Known(1);
-    let (ok, rule, want) = match axis {
-        Axis::Row => (
-            same(bcast.valid_rows, full.valid_rows)
-                && same(bcast.valid_cols, one)
-                && same(bcast.cols, one),
-            Rule::RowBroadcast,
-            format!(
-                "a row broadcast has valid shape {}x1 and 1 physical column",
-                full.valid_rows
-            ),
-        ),
-        Axis::Col => (
-            same(bcast.valid_rows, one)
-                && same(bcast.valid_cols, full.valid_cols)
-                && same(bcast.cols, full.cols),
-            Rule::ColBroadcast,
-            format!(
-                "a column broadcast has valid shape 1x{} and {} physical columns",
-                full.valid_cols, full.cols
-            ),
-        ),
-    };
-    if ok {
+    let want = axis.vector(full.geometry());
+    if bcast.geometry().matches(want, Dim::agrees) {
         return None;
     }
-    let mut v = Violation::new(
+    let (rule, what) = match axis {
+        Axis::Row => (Rule::RowBroadcast, "a row broadcast has valid shape"),
+        Axis::Col => (Rule::ColBroadcast, "a column broadcast has valid shape"),
+    };
+    let v = Violation::new(
         rule,
         format!(
-            "has shape {}, but for the full shape {} {want}",
+            "has shape {}, but for the full shape {} {what} {}x{} and {} physical column{}",
             shape(bcast),
-            shape(full)
+            shape(full),
+            want.valid_rows,
+            want.valid_cols,
+            want.cols,
+            if want.cols == Dim::Known(1) { "" } else { "s" }
         ),
     );
-    if let Some((_, cols, vr, vc)) = full.dims() {
-        let fix = match axis {
-            Axis::Row => {
-                let r = bcast.rows.known().unwrap_or(vr).max(vr);
-                shape_of(bcast, r, 1, vr, 1)
-            }
-            Axis::Col => shape_of(bcast, bcast.rows.known().unwrap_or(1), cols, 1, vc),
-        };
-        v = v.hint(format!("use {fix}"));
-    }
-    Some(v)
+    // A broadcast source keeps its rows when they hold the valid rows.
+    let rows = |vr: u32| bcast.rows.known().unwrap_or(vr).max(vr);
+    Some(with_vector_hint(v, bcast, want, rows))
 }
 
-/// Reduction results (facts §1.5): row ops give `ValidRow×1` with one physical column, column
-/// ops `1×ValidCol` with the source's physical columns.
+/// A reduction's result against its source: the axis's vector of it (`Axis::vector`,
+/// docs/isa.md §1.5).
 fn reduction_result(src: &TileType, res: &TileType, axis: Axis) -> Option<Violation> {
-    let one = Dim::Known(1);
-    let (ok, want_cols, want_vr, want_vc, what) = match axis {
-        Axis::Row => (
-            same(res.valid_rows, src.valid_rows)
-                && same(res.valid_cols, one)
-                && same(res.cols, one),
-            one,
-            src.valid_rows,
-            one,
-            "a row reduction gives one value per valid source row in 1 physical column",
-        ),
-        Axis::Col => (
-            same(res.valid_rows, one)
-                && same(res.valid_cols, src.valid_cols)
-                && same(res.cols, src.cols),
-            src.cols,
-            one,
-            src.valid_cols,
-            "a column reduction gives one value per valid source column over the source's physical columns",
-        ),
-    };
-    if ok {
+    let want = axis.vector(src.geometry());
+    if res.geometry().matches(want, Dim::agrees) {
         return None;
     }
-    let mut v = Violation::new(
+    let what = match axis {
+        Axis::Row => "a row reduction gives one value per valid source row in 1 physical column",
+        Axis::Col => "a column reduction gives one value per valid source column over the source's physical columns",
+    };
+    let v = Violation::new(
         Rule::ReductionResult,
         format!(
             "has shape {}, but for the source {} {what}",
@@ -526,10 +466,26 @@ fn reduction_result(src: &TileType, res: &TileType, axis: Axis) -> Option<Violat
             shape(src)
         ),
     );
-    if let (Some(c), Some(vr), Some(vc)) = (want_cols.known(), want_vr.known(), want_vc.known()) {
-        v = v.hint(format!("use {}", shape_of(res, vr, c, vr, vc)));
-    }
-    Some(v)
+    // A result gets the rows shape inference gives it: its valid rows.
+    Some(with_vector_hint(v, res, want, |vr| vr))
+}
+
+/// "use RxC, valid=VRxVC" for a vector tile `ty` that should have geometry `want`, with `rows(VR)`
+/// physical rows; nothing while `want` has unknown dimensions.
+fn with_vector_hint(
+    v: Violation,
+    ty: &TileType,
+    want: Geometry<Dim>,
+    rows: impl Fn(u32) -> u32,
+) -> Violation {
+    let (Some(cols), Some(vr), Some(vc)) = (
+        want.cols.known(),
+        want.valid_rows.known(),
+        want.valid_cols.known(),
+    ) else {
+        return v;
+    };
+    v.hint(format!("use {}", shape_of(ty, rows(vr), cols, vr, vc)))
 }
 
 #[cfg(test)]

@@ -13,14 +13,13 @@ use crate::elements::{Definedness, Elements};
 use crate::kernels::{self, first_zero_divisor, Job, View};
 use crate::numerics::Flags;
 use crate::tile::Tile;
-use ptoc_isa::dtype::EXPDIF_PAIRS;
 use ptoc_isa::encoding::Datr;
 use ptoc_isa::geometry::{LOCAL_REGISTERS, REGISTERS_PER_HAND};
 use ptoc_isa::ops::{by_selector, OperandRole};
 use ptoc_isa::profile::PROFILE;
 use ptoc_isa::{
-    Axis, DataType, ElementOp, FaultClass, Hand, Instruction, OpInfo, OpKind, PadValue, PeMask,
-    ResultKind, SizeCode, TileReg,
+    Axis, DataType, ElementOp, FaultClass, Geometry, Hand, Instruction, OpInfo, OpKind, PadValue,
+    PeMask, SizeCode, TileReg,
 };
 use std::fmt;
 
@@ -84,13 +83,8 @@ fn allocation<T>(msg: impl Into<String>) -> Checked<T> {
     Err((FaultClass::TileAllocation, msg.into()))
 }
 
-/// Geometry a bundle's B.DIM describes (facts §1.3): valid rows × valid cols, physical cols.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Dims {
-    valid_rows: u32,
-    valid_cols: u32,
-    cols: u32,
-}
+/// The full-shape geometry a bundle's B.DIM describes (docs/isa.md §1.3).
+type Dims = Geometry<u32>;
 
 /// What commit resolved about the destination before allocating it.
 struct Destination {
@@ -361,8 +355,7 @@ impl Machine {
     ) -> Checked<()> {
         let full_shape = |reg: TileReg| -> Checked<()> {
             let t = self.source(reg)?;
-            if (t.valid_rows, t.valid_cols, t.cols) != (dims.valid_rows, dims.valid_cols, dims.cols)
-            {
+            if t.geometry() != dims {
                 return legality(format!(
                     "source {reg} is {} but B.DIM describes valid {}x{} with {} columns",
                     t, dims.valid_rows, dims.valid_cols, dims.cols
@@ -403,20 +396,15 @@ impl Machine {
 
     fn check_broadcast(&self, axis: Axis, reg: TileReg, dims: Dims) -> Checked<()> {
         let t = self.source(reg)?;
-        let ok = match axis {
-            Axis::Row => t.valid_rows == dims.valid_rows && t.valid_cols == 1 && t.cols == 1,
-            Axis::Col => {
-                t.valid_rows == 1 && t.valid_cols == dims.valid_cols && t.cols == dims.cols
-            }
-        };
-        if ok {
+        let want = axis.vector(dims);
+        if t.geometry() == want {
             return Ok(());
         }
-        let want = match axis {
-            Axis::Row => format!("valid {}x1 with 1 column", dims.valid_rows),
-            Axis::Col => format!("valid 1x{} with {} columns", dims.valid_cols, dims.cols),
-        };
-        legality(format!("broadcast source {reg} is {t}; it must be {want}"))
+        let columns = if want.cols == 1 { "column" } else { "columns" };
+        legality(format!(
+            "broadcast source {reg} is {t}; it must be valid {}x{} with {} {columns}",
+            want.valid_rows, want.valid_cols, want.cols
+        ))
     }
 
     /// Integer DIV: every valid divisor used must be nonzero (before any effect).
@@ -468,13 +456,11 @@ impl Machine {
         mask: PeMask,
         pad: PadValue,
     ) -> Checked<Destination> {
-        let (cols, valid_rows, valid_cols) = match (op.result, op.kind) {
-            (ResultKind::Reduced | ResultKind::Index, OpKind::Reduce(Axis::Row, _)) => {
-                (1, dims.valid_rows, 1)
-            }
-            (ResultKind::Reduced | ResultKind::Index, _) => (dims.cols, 1, dims.valid_cols),
-            _ => (dims.cols, dims.valid_rows, dims.valid_cols),
+        let out = match op.kind {
+            OpKind::Reduce(axis, _) => axis.vector(dims),
+            OpKind::Expand(..) | OpKind::Binary(_) | OpKind::Exp => dims,
         };
+        let (cols, valid_rows, valid_cols) = (out.cols, out.valid_rows, out.valid_cols);
         let Some(rows) = size.derived_rows(cols, dst_type.bits()) else {
             return allocation(format!(
                 "SizeCode {size} ({} B) derives no rows for {cols} {dst_type} columns",
@@ -673,19 +659,17 @@ fn bundle_dims(block: &Block) -> Checked<Dims> {
     })
 }
 
-/// The destination type: the source's, U32 for ARG, the B.DATR type for EXPDIF (facts §1.4–1.5).
+/// The destination type the encoded op writes (`ResultKind::encoded`: the source's, U32 for ARG,
+/// the B.DATR type for EXPDIF), which its legality rule must admit (docs/isa.md §1.4–1.5).
 fn destination_type(op: &OpInfo, src_type: DataType, datr: Option<Datr>) -> Checked<DataType> {
-    match op.result {
-        // The decoded path always types ARG results U32 (`ResolveBundleTileDestinationsForOperation`).
-        ResultKind::Index => Ok(DataType::U32),
-        ResultKind::ExpDif => {
-            let dst = datr.and_then(|d| d.dtype).unwrap_or(src_type);
-            if EXPDIF_PAIRS.contains(&(src_type, dst)) {
-                Ok(dst)
-            } else {
-                legality(format!("EXPDIF cannot produce {dst} from {src_type}"))
-            }
-        }
-        _ => Ok(src_type),
+    let requested = datr.and_then(|d| d.dtype).unwrap_or(src_type);
+    let dst = op.result.encoded(src_type, requested);
+    if op.result.admits(src_type, dst) {
+        Ok(dst)
+    } else {
+        legality(format!(
+            "{} cannot produce {dst} from {src_type}",
+            op.mnemonic
+        ))
     }
 }

@@ -10,8 +10,7 @@ use crate::machine::publish_padding;
 use crate::numerics::Flags;
 use crate::tile::Tile;
 use ptoc_ir::{Function, Location, Op, TileType};
-use ptoc_isa::dtype::{ARG_RESULTS, EXPDIF_PAIRS};
-use ptoc_isa::{Axis, OpKind, ResultKind};
+use ptoc_isa::{Geometry, OpKind};
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum EvalError {
@@ -124,51 +123,59 @@ fn evaluate_op(op: &Op, operands: &[&Tile], result_ty: &TileType) -> Result<(Til
     if let Some(t) = operands.iter().find(|t| t.dtype != src_type) {
         return Err(format!("operands mix {src_type} and {}", t.dtype));
     }
-    let dst_ok = match info.result {
-        ResultKind::Index => ARG_RESULTS.contains(&result_ty.dtype),
-        ResultKind::ExpDif => EXPDIF_PAIRS.contains(&(src_type, result_ty.dtype)),
-        _ => result_ty.dtype == src_type,
-    };
-    if !dst_ok {
+    if !info.result.admits(src_type, result_ty.dtype) {
         return Err(format!(
             "cannot produce {} from {src_type}",
             result_ty.dtype
         ));
     }
-    let valid = |t: &Tile| (t.valid_rows, t.valid_cols);
+    // The geometry rules of `ptoc_isa::rules`, on physical columns and valid shapes alike.
+    let result = Geometry {
+        cols,
+        valid_rows: vr,
+        valid_cols: vc,
+    };
+    let described = |g: Geometry<u32>| {
+        format!(
+            "valid {}x{} in {} columns",
+            g.valid_rows, g.valid_cols, g.cols
+        )
+    };
     let domain = match info.kind {
         OpKind::Reduce(axis, _) => {
-            let (sr, sc) = valid(operands[0]);
-            let want = if axis == Axis::Row { (sr, 1) } else { (1, sc) };
-            if (vr, vc) != want {
+            let want = axis.vector(operands[0].geometry());
+            if result != want {
                 return Err(format!(
-                    "result valid {vr}x{vc} should be {}x{}",
-                    want.0, want.1
+                    "result is {}; it should be {}",
+                    described(result),
+                    described(want)
                 ));
             }
-            (sr, sc)
+            (operands[0].valid_rows, operands[0].valid_cols)
         }
         OpKind::Expand(axis, elem) => {
             let bcast = operands[if elem.is_some() { 1 } else { 0 }];
-            let want = if axis == Axis::Row { (vr, 1) } else { (1, vc) };
-            if valid(bcast) != want {
+            let want = axis.vector(result);
+            if bcast.geometry() != want {
                 return Err(format!(
-                    "broadcast operand is {bcast}; its valid shape must be {}x{}",
-                    want.0, want.1
+                    "broadcast operand is {bcast}; it must be {}",
+                    described(want)
                 ));
             }
-            if elem.is_some() && valid(operands[0]) != (vr, vc) {
+            if elem.is_some() && operands[0].geometry() != result {
                 return Err(format!(
-                    "source is {}; the result's valid shape is {vr}x{vc}",
-                    operands[0]
+                    "source is {}; the result is {}",
+                    operands[0],
+                    described(result)
                 ));
             }
             (vr, vc)
         }
         OpKind::Binary(_) | OpKind::Exp => {
-            if let Some(t) = operands.iter().find(|t| valid(t) != (vr, vc)) {
+            if let Some(t) = operands.iter().find(|t| t.geometry() != result) {
                 return Err(format!(
-                    "operand {t} does not match the result's valid shape {vr}x{vc}"
+                    "operand {t} does not match the result, {}",
+                    described(result)
                 ));
             }
             (vr, vc)

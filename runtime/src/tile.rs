@@ -6,7 +6,7 @@
 //! [`Tile::bits`] and [`Tile::is_defined`] read one element whatever the storage.
 
 use crate::elements::{Definedness, Elements};
-use ptoc_isa::{DataType, SizeCode};
+use ptoc_isa::{DataType, Geometry, SizeCode};
 use std::fmt;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,6 +31,15 @@ pub struct Tile {
 pub struct ShapeError(pub String);
 
 impl Tile {
+    /// The geometry the op rules relate (`ptoc_isa::rules`).
+    pub fn geometry(&self) -> Geometry<u32> {
+        Geometry {
+            cols: self.cols,
+            valid_rows: self.valid_rows,
+            valid_cols: self.valid_cols,
+        }
+    }
+
     /// An all-undefined (zero) tile of the given physical and valid shape.
     pub fn new(
         dtype: DataType,

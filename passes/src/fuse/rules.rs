@@ -86,18 +86,13 @@ fn same_shape(a: &TileType, b: &TileType) -> bool {
     a.dtype == b.dtype && a.dims().is_some() && a.dims() == b.dims()
 }
 
-/// `vector` is a legal broadcast operand for an expand op whose full shape is `full` (facts §1.3):
-/// same element type; row: `VR×1` with one physical column; column: `1×VC` with `full`'s columns.
+/// `vector` is a legal broadcast operand for an expand op whose full shape is `full`: the same
+/// element type and the axis's vector geometry of `full` (`Axis::vector`, docs/isa.md §1.3).
 fn broadcast_fits(axis: Axis, vector: &TileType, full: &TileType) -> bool {
-    let (Some((_, vcols, vvr, vvc)), Some((_, fcols, fvr, fvc))) = (vector.dims(), full.dims())
-    else {
-        return false;
-    };
-    vector.dtype == full.dtype
-        && match axis {
-            Axis::Row => vcols == 1 && vvc == 1 && vvr == fvr,
-            Axis::Col => vvr == 1 && vvc == fvc && vcols == fcols,
-        }
+    match (vector.known_geometry(), full.known_geometry()) {
+        (Some(v), Some(f)) => vector.dtype == full.dtype && v == axis.vector(f),
+        _ => false,
+    }
 }
 
 /// `tOP(a, trowexpand(b))` → `trowexpandOP(a, b)`, and for commutative OP also

@@ -39,7 +39,7 @@ func.func @same_type_result(%x: !pto.tile<16x64xf32>) -> !pto.tile<16x1xf16> {
 // -----
 
 func.func @expdif_pair(%x: !pto.tile<16x64xf16>, %m: !pto.tile<16x1xf16>) -> !pto.tile<16x64xbf16> {
-  // expected-error@+1 {{'pto.trowexpandexpdif' op result has DataType BF16 for a FP16 source, not one of the five EXPDIF pairs; with a FP16 source the result may be FP16 or FP32 [expdif-pair, Fault_TileLegality]}}
+  // expected-error@+1 {{'pto.trowexpandexpdif' op result has DataType BF16 for a FP16 source, not one of the EXPDIF pairs; with a FP16 source the result may be FP16 or FP32 [expdif-pair, Fault_TileLegality]}}
   %r = "pto.trowexpandexpdif"(%x, %m) : (!pto.tile<16x64xf16>, !pto.tile<16x1xf16>) -> !pto.tile<16x64xbf16>
   return %r : !pto.tile<16x64xbf16>
 }

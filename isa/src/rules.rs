@@ -1,0 +1,144 @@
+//! What the op table's rows mean for operands and results: geometry and DataType.
+//!
+//! Every consumer (pto-verify, shape inference, fusion, lowering, the interpreter and the
+//! reference evaluator) asks these functions instead of restating a rule, the way an MLIR op
+//! carries its own `inferReturnTypes`. The rules are those of the reduce-and-expand contracts
+//! and the elementwise ops (docs/isa.md §1.3–§1.6).
+
+use crate::dtype::{DataType, ARG_RESULTS, EXPDIF_PAIRS};
+use crate::ops::{Axis, ResultKind};
+
+/// The part of a tile's geometry the op rules relate: physical columns and the valid shape.
+/// Physical rows follow from each tile's SizeCode and are never constrained between operands.
+/// `D` is `u32` where every dimension is known and a possibly-unknown dimension in the IR.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Geometry<D> {
+    pub cols: D,
+    pub valid_rows: D,
+    pub valid_cols: D,
+}
+
+impl<D: Copy> Geometry<D> {
+    /// `same` holds for each pair of corresponding dimensions (for the IR: "equal, or one of
+    /// them not known yet").
+    pub fn matches(self, other: Geometry<D>, same: impl Fn(D, D) -> bool) -> bool {
+        same(self.cols, other.cols)
+            && same(self.valid_rows, other.valid_rows)
+            && same(self.valid_cols, other.valid_cols)
+    }
+}
+
+impl Axis {
+    /// Both axes, rows first.
+    pub const ALL: [Axis; 2] = [Axis::Row, Axis::Col];
+
+    /// The vector a row or column op keeps for a full-shape tile: a row op one value per valid
+    /// row in one physical column (`VR×1`), a column op one value per valid column over the full
+    /// tile's physical columns (`1×VC`). Reduction results and the broadcast sources of expands
+    /// both have this geometry.
+    pub fn vector<D: From<u32>>(self, full: Geometry<D>) -> Geometry<D> {
+        match self {
+            Axis::Row => Geometry {
+                cols: D::from(1),
+                valid_rows: full.valid_rows,
+                valid_cols: D::from(1),
+            },
+            Axis::Col => Geometry {
+                cols: full.cols,
+                valid_rows: D::from(1),
+                valid_cols: full.valid_cols,
+            },
+        }
+    }
+
+    /// The axis along which `vector` is a broadcast of `full`, if any: it has the axis's vector
+    /// geometry and `full` does not (a tile equal to its own vector is no broadcast of it).
+    pub fn broadcast_of<D: From<u32> + Copy + PartialEq>(
+        full: Geometry<D>,
+        vector: Geometry<D>,
+    ) -> Option<Axis> {
+        Axis::ALL.into_iter().find(|axis| {
+            let want = axis.vector(full);
+            vector == want && full != want
+        })
+    }
+}
+
+impl ResultKind {
+    /// The result DataTypes the op's legality rule admits for a `src` source.
+    pub fn legal_results(self, src: DataType) -> Vec<DataType> {
+        match self {
+            ResultKind::SameAsSource | ResultKind::Reduced | ResultKind::Broadcast => vec![src],
+            ResultKind::Index => ARG_RESULTS.to_vec(),
+            ResultKind::ExpDif => EXPDIF_PAIRS
+                .iter()
+                .filter(|(s, _)| *s == src)
+                .map(|&(_, d)| d)
+                .collect(),
+        }
+    }
+
+    /// Does the legality rule admit a `dst` result from a `src` source?
+    pub fn admits(self, src: DataType, dst: DataType) -> bool {
+        self.legal_results(src).contains(&dst)
+    }
+
+    /// The DataType the encoded op writes when the program asks for `requested`: EXPDIF writes
+    /// the B.DATR type it is given, ARG reductions always U32 (the legality rule also admits S32,
+    /// which no encoding can select; docs/isa.md §9 decision 3), every other op its source's
+    /// type.
+    pub fn encoded(self, src: DataType, requested: DataType) -> DataType {
+        match self {
+            ResultKind::ExpDif => requested,
+            ResultKind::Index => DataType::U32,
+            ResultKind::SameAsSource | ResultKind::Reduced | ResultKind::Broadcast => src,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn g(cols: u32, valid_rows: u32, valid_cols: u32) -> Geometry<u32> {
+        Geometry {
+            cols,
+            valid_rows,
+            valid_cols,
+        }
+    }
+
+    #[test]
+    fn vectors_follow_the_contracts() {
+        // A 16x64 tile with valid 12x50: row vector 12x1 in 1 column, column vector 1x50 over 64.
+        assert_eq!(Axis::Row.vector(g(64, 12, 50)), g(1, 12, 1));
+        assert_eq!(Axis::Col.vector(g(64, 12, 50)), g(64, 1, 50));
+    }
+
+    #[test]
+    fn broadcasts_are_recognised_only_between_different_shapes() {
+        let full = g(64, 16, 64);
+        assert_eq!(Axis::broadcast_of(full, g(1, 16, 1)), Some(Axis::Row));
+        assert_eq!(Axis::broadcast_of(full, g(64, 1, 64)), Some(Axis::Col));
+        assert_eq!(Axis::broadcast_of(full, full), None);
+        assert_eq!(Axis::broadcast_of(full, g(1, 8, 1)), None);
+        // A column tile is its own row vector; a one-row tile its own column vector.
+        assert_eq!(Axis::broadcast_of(g(1, 16, 1), g(1, 16, 1)), None);
+        assert_eq!(Axis::broadcast_of(g(64, 1, 64), g(64, 1, 64)), None);
+        // A 16x1 column against a 1x1: the column is no broadcast of the scalar.
+        assert_eq!(Axis::broadcast_of(g(1, 1, 1), g(1, 16, 1)), None);
+    }
+
+    #[test]
+    fn result_types() {
+        use DataType::*;
+        assert_eq!(ResultKind::Reduced.legal_results(FP16), [FP16]);
+        assert_eq!(ResultKind::Index.legal_results(FP16), [U32, S32]);
+        assert_eq!(ResultKind::ExpDif.legal_results(BF16), [BF16, FP32]);
+        assert!(ResultKind::ExpDif.legal_results(S8).is_empty());
+        assert!(ResultKind::ExpDif.admits(FP16, FP32) && !ResultKind::ExpDif.admits(FP32, FP16));
+        assert_eq!(ResultKind::Index.encoded(FP32, S32), U32);
+        assert_eq!(ResultKind::ExpDif.encoded(FP16, FP32), FP32);
+        assert_eq!(ResultKind::SameAsSource.encoded(S8, S16), S8);
+    }
+}
