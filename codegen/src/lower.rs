@@ -10,16 +10,16 @@ use crate::metadata::TileMeta;
 use crate::{metadata, Bundle, Kernel, KernelMeta, Origin};
 use ptoc_ir::{Attr, Diagnostic, Function, Op, TileType, ValueDef, ValueId};
 use ptoc_isa::encoding::{BStart, Datr, Dim, Iot, IotSources};
-use ptoc_isa::geometry::{MAX_DIM, REGISTERS_PER_HAND};
+use ptoc_isa::geometry::MAX_DIM;
 use ptoc_isa::profile::PROFILE;
-use ptoc_isa::{DataType, Instruction, PadValue, PeMask, ResultKind, SizeCode, TileReg};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use ptoc_isa::{
+    DataType, Instruction, PadValue, PeMask, RegisterFile, ResultKind, SizeCode, TileReg,
+};
+use std::collections::{BTreeMap, HashMap};
 
-/// Attribute names of the allocation contract.
-pub const ATTR_DST: &str = "pto.dst";
-pub const ATTR_TSIZE: &str = "pto.tsize";
-pub const ATTR_ROWS: &str = "pto.rows";
-pub const ATTR_PE_MASK: &str = "pto.pe_mask";
+pub use ptoc_ir::alloc_attrs::{
+    DST as ATTR_DST, PE_MASK as ATTR_PE_MASK, ROWS as ATTR_ROWS, TSIZE as ATTR_TSIZE,
+};
 
 /// Lower an allocated function to a kernel, or report every problem found at its location.
 pub fn lower_function(func: &Function) -> Result<Kernel, Vec<Diagnostic>> {
@@ -197,26 +197,24 @@ fn tile_meta(
     Ok(meta)
 }
 
-/// Registers allocated so far; checks each destination is the one the hardware renaming rule
-/// picks (lowest free register of its hand, nothing freed: facts §3.4, §9 decisions 1–2).
+/// Checks each destination is the register the hardware's renaming rule picks
+/// (`RegisterFile::rename`), keeping the register file the program has built so far.
 #[derive(Default)]
 struct RenameChecker {
-    taken: HashSet<TileReg>,
+    file: RegisterFile,
 }
 
 impl RenameChecker {
+    /// Place an argument where the loader puts it; false if the register is taken already.
     fn insert(&mut self, reg: TileReg) -> bool {
-        self.taken.insert(reg)
+        self.file.allocate(reg, 0).is_ok()
     }
 
     fn rename(&mut self, t: &TileMeta) -> Result<(), String> {
         let hand = t.register.hand();
-        let picked = (1..=REGISTERS_PER_HAND)
-            .filter_map(|k| TileReg::of(hand, k))
-            .find(|r| !self.taken.contains(r));
-        match picked {
+        match self.file.rename(hand) {
             Some(r) if r == t.register => {
-                self.taken.insert(r);
+                let _ = self.file.allocate(r, 0);
                 Ok(())
             }
             Some(r) => Err(format!(

@@ -32,6 +32,19 @@ pub struct Value {
     pub def: ValueDef,
 }
 
+/// The attributes of the allocation contract between `pto-allocate`, which writes them, and the
+/// code generator, which reads them.
+pub mod alloc_attrs {
+    /// An op's or argument's destination register (`"T#3"`).
+    pub const DST: &str = "pto.dst";
+    /// Its SizeCode (TSize, 1..=10).
+    pub const TSIZE: &str = "pto.tsize";
+    /// The physical rows its SizeCode derives.
+    pub const ROWS: &str = "pto.rows";
+    /// On the function: the PE mask every bundle is allocated under (`"1111"`).
+    pub const PE_MASK: &str = "pto.pe_mask";
+}
+
 /// A discardable attribute on an op (allocation results such as `pto.dst = "T#3"`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Attr {

@@ -11,12 +11,14 @@ pub mod encoding;
 pub mod geometry;
 pub mod ops;
 pub mod profile;
+pub mod regfile;
 pub mod rules;
 
 pub use dtype::{DataType, PadValue, TypeClass};
 pub use encoding::{DecodeError, Instruction};
 pub use geometry::{Hand, PeMask, SizeCode, TileReg};
 pub use ops::{Axis, ElementOp, Engine, OpInfo, OpKind, Reduction, ResultKind};
+pub use regfile::RegisterFile;
 pub use rules::Geometry;
 
 /// The spec release ptoc targets (`spec/evidence/pto-isa-0583-encoding-totality.json`).

@@ -19,14 +19,11 @@ use crate::verify::{verify_function, Stage};
 use crate::{Pass, PassContext};
 use ptoc_ir::{Attr, Diagnostic, Function, Location, ValueDef, ValueId};
 use ptoc_isa::geometry::{LOCAL_REGISTERS, REGISTERS_PER_HAND};
-use ptoc_isa::profile::{NamingModel, PROFILE};
-use ptoc_isa::{Hand, OpKind, PeMask, ResultKind, SizeCode, TileReg};
+use ptoc_isa::{OpKind, PeMask, RegisterFile, ResultKind, SizeCode, TileReg};
 
-/// Attribute names of the allocation contract with the code generator.
-pub const ATTR_DST: &str = "pto.dst";
-pub const ATTR_TSIZE: &str = "pto.tsize";
-pub const ATTR_ROWS: &str = "pto.rows";
-pub const ATTR_PE_MASK: &str = "pto.pe_mask";
+pub use ptoc_ir::alloc_attrs::{
+    DST as ATTR_DST, PE_MASK as ATTR_PE_MASK, ROWS as ATTR_ROWS, TSIZE as ATTR_TSIZE,
+};
 
 /// The `pto-allocate` pass.
 #[derive(Clone, Copy, Debug, Default)]
@@ -105,30 +102,6 @@ pub fn apply(func: &mut Function, alloc: &Allocation) {
         .insert(ATTR_PE_MASK.to_string(), Attr::Str(alloc.mask.to_string()));
 }
 
-/// The hardware's renaming rule (facts §3.4): the lowest-numbered unallocated register of `hand`,
-/// which is then allocated; `None` when the hand is full. The naming model is the profile's
-/// decision (facts §9 decisions 1–2); a second model would be a second arm here.
-fn rename(allocated: &mut [bool; LOCAL_REGISTERS as usize], hand: Hand) -> Option<TileReg> {
-    match PROFILE.naming {
-        NamingModel::AbsoluteNoFree => {}
-    }
-    let base = hand.code() as usize * REGISTERS_PER_HAND as usize;
-    let k = (0..REGISTERS_PER_HAND as usize).find(|&k| !allocated[base + k])?;
-    allocated[base + k] = true;
-    TileReg::new((base + k) as u32)
-}
-
-/// The hand a new tile asks for: the first hand that still has a free register, so the program
-/// uses T, then U, M and N, and fits whenever it needs at most 64 tiles.
-fn choose_hand(allocated: &[bool; LOCAL_REGISTERS as usize]) -> Option<Hand> {
-    Hand::ALL.into_iter().find(|h| {
-        let base = h.code() as usize * REGISTERS_PER_HAND as usize;
-        allocated[base..base + REGISTERS_PER_HAND as usize]
-            .iter()
-            .any(|a| !a)
-    })
-}
-
 /// Allocate `func` under `mask`, or every reason it cannot be.
 pub fn allocate_function(func: &Function, mask: PeMask) -> Result<Allocation, Vec<Diagnostic>> {
     let errors = verify_function(func, Stage::Final);
@@ -198,15 +171,21 @@ pub fn allocate_function(func: &Function, mask: PeMask) -> Result<Allocation, Ve
         .copied()
         .chain(func.ops.iter().map(|op| op.result))
         .collect();
-    let mut allocated = [false; LOCAL_REGISTERS as usize];
+    // Each new tile asks for the first hand with a free register, so a program uses T, then U, M
+    // and N, and fits whenever it needs at most 64 tiles.
+    let mut file = RegisterFile::new();
     let mut placements = Vec::with_capacity(order.len());
     let mut capacity_bytes = 0u64;
     for &v in &order {
         let Some((size, rows)) = geometry[v.0 as usize] else {
             continue;
         };
-        capacity_bytes += mask.pe_count() as u64 * size.bytes() as u64;
-        if let Some(reg) = choose_hand(&allocated).and_then(|h| rename(&mut allocated, h)) {
+        let footprint = RegisterFile::footprint(size, mask);
+        capacity_bytes += footprint;
+        let Some(reg) = file.hand_with_room().and_then(|hand| file.rename(hand)) else {
+            continue;
+        };
+        if file.allocate(reg, footprint).is_ok() {
             placements.push(Placement {
                 value: v,
                 size,
@@ -218,8 +197,7 @@ pub fn allocate_function(func: &Function, mask: PeMask) -> Result<Allocation, Ve
     if order.len() > LOCAL_REGISTERS as usize {
         errors.push(register_shortfall(func, &order));
     }
-    let core = PROFILE.core_capacity_bytes as u64;
-    if capacity_bytes > core {
+    if capacity_bytes > RegisterFile::CAPACITY_BYTES {
         errors.push(capacity_shortfall(func, mask, capacity_bytes, &geometry));
     }
     if !errors.is_empty() {
@@ -364,7 +342,7 @@ fn capacity_shortfall(
     needed: u64,
     geometry: &[Option<(SizeCode, u32)>],
 ) -> Diagnostic {
-    let core = PROFILE.core_capacity_bytes as u64;
+    let core = RegisterFile::CAPACITY_BYTES;
     let per_pe: u64 = geometry.iter().flatten().map(|g| g.0.bytes() as u64).sum();
     let mut v = Violation::new(
         Rule::CoreCapacity,

@@ -14,12 +14,12 @@ use crate::kernels::{self, first_zero_divisor, Job, View};
 use crate::numerics::Flags;
 use crate::tile::Tile;
 use ptoc_isa::encoding::Datr;
-use ptoc_isa::geometry::{LOCAL_REGISTERS, REGISTERS_PER_HAND};
+use ptoc_isa::geometry::LOCAL_REGISTERS;
 use ptoc_isa::ops::{by_selector, OperandRole};
 use ptoc_isa::profile::PROFILE;
 use ptoc_isa::{
     Axis, DataType, ElementOp, FaultClass, Geometry, Hand, Instruction, OpInfo, OpKind, PadValue,
-    PeMask, SizeCode, TileReg,
+    PeMask, RegisterFile, SizeCode, TileReg,
 };
 use std::fmt;
 
@@ -51,16 +51,13 @@ pub struct LoadError {
     pub reason: String,
 }
 
-/// An allocated Local register: its tile and the PE mask it was allocated under.
-#[derive(Clone, Debug)]
-struct Slot {
-    tile: Tile,
-    mask: PeMask,
-}
-
 #[derive(Clone, Debug)]
 pub struct Machine {
-    regs: Vec<Option<Slot>>,
+    /// The tile each allocated Local register holds.
+    regs: Vec<Option<Tile>>,
+    /// Which registers are allocated and the capacity they take: the renaming and capacity
+    /// rules, shared with the allocator.
+    file: RegisterFile,
     flags: Flags,
     gprs: [u64; GPR_COUNT],
     /// BSTARTs seen so far (the index the next bundle gets).
@@ -89,6 +86,8 @@ type Dims = Geometry<u32>;
 /// What commit resolved about the destination before allocating it.
 struct Destination {
     reg: TileReg,
+    /// The capacity the tile takes under its bundle's PE mask.
+    footprint: u64,
     tile: Tile,
     pad: PadValue,
 }
@@ -97,6 +96,7 @@ impl Machine {
     pub fn new() -> Machine {
         Machine {
             regs: vec![None; LOCAL_REGISTERS as usize],
+            file: RegisterFile::new(),
             flags: 0,
             gprs: [0; GPR_COUNT],
             bundles: 0,
@@ -118,7 +118,7 @@ impl Machine {
         mask: PeMask,
     ) -> Result<(), LoadError> {
         let err = |reason: String| Err(LoadError { reg, reason });
-        if self.regs[reg.index() as usize].is_some() {
+        if self.file.is_allocated(reg) {
             return err("the register is already allocated".into());
         }
         if mask.is_noop() {
@@ -148,37 +148,42 @@ impl Machine {
                 tile.rows, tile.cols
             ));
         }
-        let need = self.allocated_bytes() + mask.pe_count() as u64 * size.bytes() as u64;
-        if need > PROFILE.core_capacity_bytes as u64 {
+        let footprint = RegisterFile::footprint(size, mask);
+        if !self.file.fits(footprint) {
             return err(format!(
-                "core capacity exceeded ({need} of {} bytes)",
-                PROFILE.core_capacity_bytes
+                "core capacity exceeded ({} of {} bytes)",
+                self.file.allocated_bytes() + footprint,
+                RegisterFile::CAPACITY_BYTES
             ));
         }
         tile.size_code = Some(size);
         // Only the element width is significant (facts §1.7): drop anything above it.
         tile.drop_bits_above_width();
-        self.regs[reg.index() as usize] = Some(Slot { tile, mask });
+        if self.file.allocate(reg, footprint).is_err() {
+            return err("the register is already allocated".into());
+        }
+        self.regs[reg.index() as usize] = Some(tile);
         Ok(())
     }
 
     /// The tile in a register, if allocated.
     pub fn tile(&self, reg: TileReg) -> Option<&Tile> {
-        self.regs[reg.index() as usize].as_ref().map(|s| &s.tile)
+        self.regs[reg.index() as usize].as_ref()
     }
 
     /// The kernel ABI's other end: take a result tile out of its register, which becomes free
     /// (the host's doing; no instruction frees a register, facts §3.4).
     pub fn unload(&mut self, reg: TileReg) -> Option<Tile> {
-        self.regs[reg.index() as usize].take().map(|s| s.tile)
+        self.file.free(reg);
+        self.regs[reg.index() as usize].take()
     }
 
     /// Every allocated register with its tile, in register order.
     pub fn allocated(&self) -> impl Iterator<Item = (TileReg, &Tile)> + '_ {
-        self.regs.iter().enumerate().filter_map(|(i, s)| {
-            let slot = s.as_ref()?;
-            Some((TileReg::new(i as u32)?, &slot.tile))
-        })
+        self.regs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| Some((TileReg::new(i as u32)?, t.as_ref()?)))
     }
 
     /// The sticky status flags (NV=0x01 DZ=0x02 OF=0x04 UF=0x08 NX=0x10).
@@ -195,11 +200,7 @@ impl Machine {
 
     /// Σ popcount(mask) × capacity over allocated Local tiles (decision 12).
     pub fn allocated_bytes(&self) -> u64 {
-        self.regs
-            .iter()
-            .flatten()
-            .map(|s| s.mask.pe_count() as u64 * s.tile.size_code.map_or(0, |c| c.bytes()) as u64)
-            .sum()
+        self.file.allocated_bytes()
     }
 
     /// Execute a program of 32-bit words. Bundles before a fault stay committed; the faulting
@@ -264,7 +265,7 @@ impl Machine {
         })
     }
 
-    fn slot(&self, reg: TileReg) -> Option<&Slot> {
+    fn slot(&self, reg: TileReg) -> Option<&Tile> {
         self.regs[reg.index() as usize].as_ref()
     }
 
@@ -342,7 +343,7 @@ impl Machine {
         let dst = self.resolve_destination(op, dst_type, dims, hand, size, mask, pad)?;
         // 10. Operand legality, execution, publication.
         self.check_operands(op, src_type, &dst.tile, sources)?;
-        self.execute(op, src_type, dims, sources, dst, mask)
+        self.execute(op, src_type, dims, sources, dst)
     }
 
     /// Closed schema checks that need the source tiles (facts §1.3, §1.5, §1.6).
@@ -389,7 +390,7 @@ impl Machine {
 
     fn source(&self, reg: TileReg) -> Checked<&Tile> {
         match self.slot(reg) {
-            Some(s) => Ok(&s.tile),
+            Some(t) => Ok(t),
             None => legality(format!("source {reg} is not allocated")),
         }
     }
@@ -467,17 +468,15 @@ impl Machine {
                 size.bytes()
             ));
         };
-        let first = hand as u8 * REGISTERS_PER_HAND;
-        let Some(index) =
-            (first..first + REGISTERS_PER_HAND).find(|&i| self.regs[i as usize].is_none())
-        else {
+        let Some(reg) = self.file.rename(hand) else {
             return allocation(format!("no free register in hand {}", hand.letter()));
         };
-        let need = self.allocated_bytes() + mask.pe_count() as u64 * size.bytes() as u64;
-        if need > PROFILE.core_capacity_bytes as u64 {
+        let footprint = RegisterFile::footprint(size, mask);
+        if !self.file.fits(footprint) {
             return allocation(format!(
-                "core tile capacity exceeded: {need} > {} bytes",
-                PROFILE.core_capacity_bytes
+                "core tile capacity exceeded: {} > {} bytes",
+                self.file.allocated_bytes() + footprint,
+                RegisterFile::CAPACITY_BYTES
             ));
         }
         let capacity_elems = size.bytes() as u64 * 8 / dst_type.bits() as u64;
@@ -491,9 +490,12 @@ impl Machine {
         }
         let tile = Tile::allocated_unwritten(dst_type, size, cols, (valid_rows, valid_cols))
             .or_else(|e| allocation(e.0))?;
-        let reg = TileReg::new(index as u32)
-            .ok_or((FaultClass::TileAllocation, "register index".to_string()))?;
-        Ok(Destination { reg, tile, pad })
+        Ok(Destination {
+            reg,
+            footprint,
+            tile,
+            pad,
+        })
     }
 
     /// `TileOperandsLegal_*`: allocated, defined, typed, valid encodings, shapes (facts §1.3, §1.6).
@@ -557,9 +559,13 @@ impl Machine {
         dims: Dims,
         sources: &[TileReg],
         dst: Destination,
-        mask: PeMask,
     ) -> Checked<()> {
-        let Destination { reg, mut tile, pad } = dst;
+        let Destination {
+            reg,
+            footprint,
+            mut tile,
+            pad,
+        } = dst;
         // One or two sources (step 4), viewed on the stack: for one, the second slot repeats the
         // first and is cut off.
         let view = |reg: TileReg| self.source(reg).map(Tile::view);
@@ -580,7 +586,10 @@ impl Machine {
         };
         let flags = kernels::execute(job).or_else(|e| legality(e.to_string()))?;
         publish_padding(&mut tile, pad);
-        self.regs[reg.index() as usize] = Some(Slot { tile, mask });
+        if self.file.allocate(reg, footprint).is_err() {
+            return allocation(format!("destination {reg} is already allocated"));
+        }
+        self.regs[reg.index() as usize] = Some(tile);
         self.flags |= flags;
         Ok(())
     }
