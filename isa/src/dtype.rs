@@ -4,6 +4,7 @@
 //! `asl/tile/model/state/descriptors.asl`; pads: `TilePadValueForDataType` in
 //! `asl/tile/model/definedness/elements.asl`; formats: `asl/arch/data-types/formats/*.asl`.
 
+use crate::float::{format_of, Format};
 use std::fmt;
 
 /// What kind of number an element is, which decides every arithmetic rule.
@@ -187,42 +188,25 @@ impl DataType {
         }
     }
 
+    /// The float format of a float type (`crate::float`, the one table of float encodings).
+    pub fn float_format(self) -> Option<&'static Format> {
+        format_of(self)
+    }
+
     /// Float layout: (exponent bits, fraction bits) of the value, for the float types.
     /// TF32/HF32 keep their fraction in the top bits of a 32-bit carrier.
     pub fn float_layout(self) -> Option<(u32, u32)> {
-        Some(match self {
-            DataType::FP64 => (11, 52),
-            DataType::FP32 => (8, 23),
-            DataType::TF32 => (8, 10),
-            DataType::HF32 => (8, 11),
-            DataType::FP16 => (5, 10),
-            DataType::BF16 => (8, 7),
-            DataType::E4M3 => (4, 3),
-            DataType::E5M2 => (5, 2),
-            _ => return None,
-        })
+        self.float_format().map(|f| (f.exp_bits, f.frac_bits))
     }
 
     /// Carrier bits that must be zero for a valid encoding (TF32 bits 12:0, HF32 bits 11:0).
     pub fn required_zero_low_bits(self) -> u32 {
-        match self {
-            DataType::TF32 => 13,
-            DataType::HF32 => 12,
-            _ => 0,
-        }
+        self.float_format().map_or(0, |f| f.low_zero_bits)
     }
 
-    /// The canonical NaN every produced NaN takes (facts §5.1).
+    /// The canonical NaN every produced NaN takes (docs/isa.md §5.1).
     pub fn canonical_nan(self) -> Option<u64> {
-        Some(match self {
-            DataType::FP64 => 0x7FF8_0000_0000_0000,
-            DataType::FP32 | DataType::TF32 | DataType::HF32 => 0x7FC0_0000,
-            DataType::FP16 => 0x7E00,
-            DataType::BF16 => 0x7FC0,
-            DataType::E4M3 => 0x7F,
-            DataType::E5M2 => 0x7E,
-            _ => return None,
-        })
+        self.float_format().map(|f| f.canonical_nan)
     }
 
     /// The typed one (`TileFloatingUnaryOneEncoding`; integers: 1): the start of a PROD fold.
@@ -239,39 +223,23 @@ impl DataType {
     }
 
     /// The bit pattern a pad value writes into padding cells; `None` for Null (undefined cells).
+    /// Floats pad with their largest finite magnitude (±), integers with their extremes, other
+    /// types with all ones (Max) and the top bit (Min), cut to the carrier (docs/isa.md §1.7).
     pub fn pad_bits(self, pad: PadValue) -> Option<u64> {
         let mask = self.carrier_mask();
         let half = mask >> 1; // 0x7F…F
-        Some(match pad {
-            PadValue::Null => return None,
-            PadValue::Zero => 0,
-            PadValue::Max => match self {
-                DataType::FP64 => 0x7FEF_FFFF_FFFF_FFFF,
-                DataType::FP32 => 0x7F7F_FFFF,
-                DataType::TF32 => 0x7F7F_E000,
-                DataType::HF32 => 0x7F7F_F000,
-                DataType::FP16 => 0x7BFF,
-                DataType::BF16 => 0x7F7F,
-                DataType::E4M3 => 0x7E,
-                DataType::E5M2 => 0x7B,
-                _ if self.class() == TypeClass::Unsigned => mask,
-                _ if self.class() == TypeClass::Signed => half,
-                _ => mask,
-            },
-            PadValue::Min => match self {
-                DataType::FP64 => 0xFFEF_FFFF_FFFF_FFFF,
-                DataType::FP32 => 0xFF7F_FFFF,
-                DataType::TF32 => 0xFF7F_E000,
-                DataType::HF32 => 0xFF7F_F000,
-                DataType::FP16 => 0xFBFF,
-                DataType::BF16 => 0xFF7F,
-                DataType::E4M3 => 0xFE,
-                DataType::E5M2 => 0xFB,
-                _ if self.class() == TypeClass::Unsigned => 0,
-                _ if self.class() == TypeClass::Signed => half + 1,
-                // "any other type": 0x8000000000000000, cut to the carrier.
-                _ => 0x8000_0000_0000_0000 & mask,
-            },
+        let extreme = |negative: bool| self.float_format().map(|f| f.max_finite_bits(negative));
+        Some(match (pad, self.class()) {
+            (PadValue::Null, _) => return None,
+            (PadValue::Zero, _) => 0,
+            (PadValue::Max, TypeClass::Float) => extreme(false)?,
+            (PadValue::Max, TypeClass::Unsigned | TypeClass::Other) => mask,
+            (PadValue::Max, TypeClass::Signed) => half,
+            (PadValue::Min, TypeClass::Float) => extreme(true)?,
+            (PadValue::Min, TypeClass::Unsigned) => 0,
+            (PadValue::Min, TypeClass::Signed) => half + 1,
+            // "any other type": 0x8000000000000000, cut to the carrier.
+            (PadValue::Min, TypeClass::Other) => 0x8000_0000_0000_0000 & mask,
         })
     }
 }

@@ -8,6 +8,7 @@
 
 pub mod dtype;
 pub mod encoding;
+pub mod float;
 pub mod geometry;
 pub mod ops;
 pub mod profile;

@@ -8,7 +8,8 @@
 
 pub mod exp;
 pub mod float_arith;
-pub mod format;
+/// The float formats are ISA facts; the numerics work on their unpacked values.
+pub use ptoc_isa::float as format;
 pub mod integer;
 pub mod lane;
 pub mod minmax;

@@ -1,10 +1,10 @@
 //! Float format descriptors and the unpack/pack of raw bit patterns.
 //!
-//! One [`Format`] per float DataType (facts §5.1): exponent and fraction widths, the carrier's
+//! One [`Format`] per float DataType (docs/isa.md §5.1): exponent and fraction widths, the carrier's
 //! required-zero low bits (TF32/HF32), whether the format has infinities (E4M3 has none; its only
 //! NaNs are S.1111.111). Every other numeric module works on [`Unpacked`] values built here.
 
-use ptoc_isa::DataType;
+use crate::dtype::DataType;
 
 /// The layout of one float format inside its carrier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,6 +151,12 @@ impl Format {
         }
     }
 
+    /// The largest finite magnitude with the given sign (the Max and Min pads of a float type).
+    pub const fn max_finite_bits(&self, negative: bool) -> u64 {
+        let (biased, frac) = self.max_finite();
+        self.pack(negative, biased, frac)
+    }
+
     /// True when `(biased, frac)` is beyond the largest finite value.
     pub const fn exceeds_max_finite(&self, biased: u64, frac: u64) -> bool {
         let (max_e, max_f) = self.max_finite();
@@ -270,12 +276,12 @@ mod tests {
 
     #[test]
     fn max_finite_matches_the_pad_max_encodings() {
-        for dt in ptoc_isa::dtype::FLOATS {
+        for dt in crate::dtype::FLOATS {
             let f = format_of(*dt).unwrap();
             let (e, m) = f.max_finite();
             assert_eq!(
                 Some(f.pack(false, e, m)),
-                dt.pad_bits(ptoc_isa::PadValue::Max),
+                dt.pad_bits(crate::PadValue::Max),
                 "{dt}"
             );
             assert_eq!(Some(f.canonical_nan), dt.canonical_nan(), "{dt}");
