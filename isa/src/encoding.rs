@@ -8,6 +8,7 @@
 use crate::dtype::{DataType, PadValue, DTYPE_NONE};
 use crate::geometry::{Hand, PeMask, SizeCode, TileReg};
 use crate::ops::tepl_function_accepted;
+use crate::profile::{InstructionForms, PROFILE};
 
 /// Fixed low 20 bits of every BSTART.TEPL word (major opcode, typed-start class, FALL, TEPL).
 pub const BSTART_TEPL_MATCH: u32 = 0x0001_9181;
@@ -234,8 +235,12 @@ impl Instruction {
     }
 }
 
-/// Length predecode as observed in the catalogues (facts §2.1); only 32-bit forms pass.
+/// Length predecode as observed in the catalogues (docs/isa.md §2.1); which forms pass is the
+/// profile's decision.
 fn check_length(word: u32) -> Result<(), DecodeError> {
+    match PROFILE.instruction_forms {
+        InstructionForms::Only32Bit => {}
+    }
     let bits = if matches!(word & 0x7F, 0x0F | 0x7F) {
         64
     } else if word & 0xF == 0xE {

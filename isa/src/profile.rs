@@ -1,6 +1,10 @@
-//! The project's decisions where the spec is silent or contradicts itself (facts §9).
+//! The project's decisions where the spec is silent or contradicts itself (docs/isa.md §9).
 //!
-//! Each decision is one named field, so a later spec release can flip it in one place.
+//! Each decision that code implements is one named field, read exactly where the decision
+//! applies, through an exhaustive `match`: a second choice is a second variant, and the compiler
+//! then points at every place that must implement it. Decisions that are data live with their
+//! data instead: the executable DataType sets (decision 3) are the op table's `legal_types`, and
+//! E4M3's overflow to NaN (decision 7) is its float format's `has_inf = false`.
 
 /// How B.IOT source codes name registers (facts §8 questions 1–2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -10,47 +14,60 @@ pub enum NamingModel {
     AbsoluteNoFree,
 }
 
-/// How a float EXP is computed (facts §8 question 6).
+/// How a float EXP is computed (docs/isa.md §8 question 6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExpAccuracy {
     /// ≤32-bit types: exp in binary64, rounded once (RNE) to the type; FP64: libm `exp`.
     Binary64ThenRound,
 }
 
-/// The target profile: every decision of facts §9.
+/// How a same-type EXPDIF rounds (decision 5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExpDifRounding {
+    /// `exp(a - b)` as the ASL writes it: SUB rounded to the type, then EXP rounded to the type.
+    TwoStages,
+}
+
+/// What a signed integer DIV gives for `S*_MIN / -1` (decision 9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SignedDivOverflow {
+    /// The quotient wraps to `S*_MIN` at the element width.
+    Wrap,
+}
+
+/// Which instruction lengths the decoder accepts (decision 14).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InstructionForms {
+    /// 32-bit words only; 16-, 48- and 64-bit forms are rejected with their length.
+    Only32Bit,
+}
+
+/// The target profile: every decision of docs/isa.md §9 that code implements.
 #[derive(Debug)]
 pub struct Profile {
     pub naming: NamingModel,
-    /// DataType sets are the executable ones (16 arithmetic, 8 float for TEXP) — decision 3.
-    pub executable_type_sets: bool,
     /// A B.DATR on an op whose contract does not list DataType has that field ignored, so a pad can
     /// be requested with DataType field 0 — decision 4.
     pub datr_datatype_ignored_when_not_applicable: bool,
-    /// EXPDIF rounds SUB, then EXP — decision 5.
-    pub expdif_two_rounded_stages: bool,
+    pub expdif: ExpDifRounding,
+    /// Decision 6.
     pub exp_accuracy: ExpAccuracy,
-    /// E4M3 arithmetic overflow gives the canonical NaN 0x7F; E5M2 overflows to ±inf — decision 7.
-    pub e4m3_overflow_is_nan: bool,
-    /// S*_MIN / −1 wraps to S*_MIN at the element width — decision 9.
-    pub signed_div_overflow_wraps: bool,
+    pub signed_div_overflow: SignedDivOverflow,
     /// At most this many effective Local B.IOT bindings per bundle — decision 11.
     pub max_bindings: usize,
     /// Core aggregate: Σ popcount(mask) × capacity ≤ this many bytes — decision 12.
     pub core_capacity_bytes: u32,
-    /// Only 32-bit instruction forms are accepted — decision 14.
-    pub only_32_bit_words: bool,
+    pub instruction_forms: InstructionForms,
 }
 
 /// The profile ptoc compiles for and its interpreter executes.
 pub const PROFILE: Profile = Profile {
     naming: NamingModel::AbsoluteNoFree,
-    executable_type_sets: true,
     datr_datatype_ignored_when_not_applicable: true,
-    expdif_two_rounded_stages: true,
+    expdif: ExpDifRounding::TwoStages,
     exp_accuracy: ExpAccuracy::Binary64ThenRound,
-    e4m3_overflow_is_nan: true,
-    signed_div_overflow_wraps: true,
+    signed_div_overflow: SignedDivOverflow::Wrap,
     max_bindings: 4,
     core_capacity_bytes: 256 * 1024,
-    only_32_bit_words: true,
+    instruction_forms: InstructionForms::Only32Bit,
 };

@@ -268,14 +268,19 @@ fn sizes(func: &Function, min_rows: &[u32]) -> (Vec<Option<(SizeCode, u32)>>, Ve
         }
     }
     for op in &func.ops {
-        let result = match (op.info.result, full_source(op)) {
-            (ResultKind::SameAsSource | ResultKind::ExpDif, Some(src)) => {
+        // A full-shape result takes its full source's SizeCode; vectors and copies are fresh.
+        let full = match op.info.result {
+            ResultKind::SameAsSource | ResultKind::ExpDif => full_source(op),
+            ResultKind::Reduced | ResultKind::Index | ResultKind::Broadcast => None,
+        };
+        let result = match full {
+            Some(src) => {
                 let Some((src_size, src_rows)) = geometry[src.0 as usize] else {
                     continue; // its own error is already reported
                 };
                 forced(func, op.result, src, src_size, src_rows)
             }
-            _ => smallest(op.result),
+            None => smallest(op.result),
         };
         match result {
             Ok(g) => geometry[op.result.0 as usize] = Some(g),

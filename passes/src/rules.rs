@@ -85,7 +85,17 @@ impl Rule {
             | Rule::ForcedSizeCode
             | Rule::RegisterCount
             | Rule::CoreCapacity => FaultClass::TileAllocation,
-            _ => FaultClass::TileLegality,
+            Rule::DataType
+            | Rule::SameType
+            | Rule::ExpDifPair
+            | Rule::ArgResultType
+            | Rule::DimRange
+            | Rule::InferredShape
+            | Rule::FullShape
+            | Rule::RowBroadcast
+            | Rule::ColBroadcast
+            | Rule::ReductionResult
+            | Rule::BroadcastShape => FaultClass::TileLegality,
         }
     }
 }

@@ -133,7 +133,9 @@ pub fn first_zero_divisor(job: &Job) -> Result<Option<(usize, usize)>, KernelErr
     let op = match job.kind {
         OpKind::Binary(ElementOp::Div) => None,
         OpKind::Expand(axis, Some(ElementOp::Div)) => Some(axis),
-        _ => return Ok(None),
+        OpKind::Binary(_) | OpKind::Expand(..) | OpKind::Reduce(..) | OpKind::Exp => {
+            return Ok(None)
+        }
     };
     if !job.src_type.is_integer() {
         return Ok(None);
@@ -635,7 +637,7 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
                 let brow = self.b.row(0, self.len)?;
                 out.write_rows(domain, a, |s| s.iter().zip(brow).map(|(&y, &x)| f(y, x)))
             }
-            _ => {
+            OpKind::Binary(_) | OpKind::Reduce(..) | OpKind::Exp => {
                 let b = self.b.whole(domain)?;
                 out.write_rows(domain, a.zip(b), |(s, t)| {
                     s.iter().zip(t).map(|(&y, &x)| f(y, x))
@@ -689,7 +691,7 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
                 let (row, _) = self.b.elements.get(..cols)?.as_chunks::<N>();
                 out.write_blocks(rows, ColBlocks { a, row }, f)
             }
-            _ => {
+            OpKind::Binary(_) | OpKind::Reduce(..) | OpKind::Exp => {
                 let b = self
                     .b
                     .elements
@@ -706,7 +708,7 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
         match self.kind {
             OpKind::Expand(Axis::Row, _) => (self.rows, 1),
             OpKind::Expand(Axis::Col, _) => (self.rows.min(1), self.len),
-            _ => (self.rows, self.len),
+            OpKind::Binary(_) | OpKind::Reduce(..) | OpKind::Exp => (self.rows, self.len),
         }
     }
 
@@ -890,7 +892,7 @@ mod tests {
             let b_at = |r: usize, c: usize| match kind {
                 OpKind::Expand(Axis::Row, _) => full_b.get(r),
                 OpKind::Expand(Axis::Col, _) => full_b.get(c),
-                _ => full_b.get(r * cols + c),
+                OpKind::Binary(_) | OpKind::Reduce(..) | OpKind::Exp => full_b.get(r * cols + c),
             };
             let pairs = (0..rows).flat_map(|r| (0..cols).map(move |c| (r, c)));
             let pair_flags = pairs

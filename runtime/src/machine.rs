@@ -424,7 +424,9 @@ impl Machine {
         let domain = match op.kind {
             // TDIV: the denominator's own valid rectangle.
             OpKind::Binary(_) => (divisor.valid_rows as usize, divisor.valid_cols as usize),
-            _ => (dims.valid_rows as usize, dims.valid_cols as usize),
+            OpKind::Expand(..) | OpKind::Reduce(..) | OpKind::Exp => {
+                (dims.valid_rows as usize, dims.valid_cols as usize)
+            }
         };
         let views: Vec<View> = tiles.iter().map(|t| t.view()).collect();
         let job = Job {

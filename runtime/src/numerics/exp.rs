@@ -9,6 +9,7 @@ use super::float_arith::sub;
 use super::format::{Class, Format, FP16, FP32, FP64};
 use super::round::{round_exact, round_f64, to_f64};
 use super::{Flags, NV, NX, OF, UF};
+use ptoc_isa::profile::{ExpAccuracy, ExpDifRounding, PROFILE};
 use ptoc_isa::DataType;
 
 /// The typed one encoding of a format (facts §5.1): `1.0` with the format's bias.
@@ -23,16 +24,18 @@ pub fn exp(fmt: &Format, a: u64) -> (u64, Flags) {
         Class::Zero => (one(fmt), 0),
         Class::Inf if u.negative => (fmt.zero(false), 0),
         Class::Inf => (fmt.inf_or_nan(false), 0),
-        Class::Finite { .. } => {
-            let y = to_f64(fmt, a).exp();
-            if *fmt == FP64 {
-                fp64_exp_flags(y)
-            } else if y.is_infinite() {
-                (fmt.inf_or_nan(false), OF | NX)
-            } else {
-                round_f64(fmt, y, true)
+        Class::Finite { .. } => match PROFILE.exp_accuracy {
+            ExpAccuracy::Binary64ThenRound => {
+                let y = to_f64(fmt, a).exp();
+                if *fmt == FP64 {
+                    fp64_exp_flags(y)
+                } else if y.is_infinite() {
+                    (fmt.inf_or_nan(false), OF | NX)
+                } else {
+                    round_f64(fmt, y, true)
+                }
             }
-        }
+        },
     }
 }
 
@@ -71,9 +74,13 @@ pub fn widen_to_fp32(src: DataType, bits: u64) -> u64 {
 /// Same-type EXPDIF: `exp(a - b)`, two rounded stages, flags OR'ed.
 #[inline]
 pub fn expdif_same(fmt: &Format, a: u64, b: u64) -> (u64, Flags) {
-    let (d, f1) = sub(fmt, a, b);
-    let (r, f2) = exp(fmt, d);
-    (r, f1 | f2)
+    match PROFILE.expdif {
+        ExpDifRounding::TwoStages => {
+            let (d, f1) = sub(fmt, a, b);
+            let (r, f2) = exp(fmt, d);
+            (r, f1 | f2)
+        }
+    }
 }
 
 /// Mixed EXPDIF (FP16/BF16 → FP32): widen both exactly, then FP32 SUB and FP32 EXP.

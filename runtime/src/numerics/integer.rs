@@ -2,6 +2,7 @@
 //! unsigned floors, S*_MIN / −1 wraps to S*_MIN (decision 9). Results are the low `bits` bits.
 
 use super::{Flags, DZ};
+use ptoc_isa::profile::{SignedDivOverflow, PROFILE};
 
 #[inline]
 pub const fn width_mask(bits: u32) -> u64 {
@@ -42,7 +43,11 @@ pub fn div(signed: bool, bits: u32, a: u64, b: u64) -> (u64, Flags) {
         return (0, DZ);
     }
     let q = if signed {
-        sign_extend(bits, a).wrapping_div(sign_extend(bits, b)) as u64
+        match PROFILE.signed_div_overflow {
+            SignedDivOverflow::Wrap => {
+                sign_extend(bits, a).wrapping_div(sign_extend(bits, b)) as u64
+            }
+        }
     } else {
         a / b
     };
