@@ -3,7 +3,7 @@
 //! Input contract (from `pto-allocate`): every argument and op result carries `pto.dst` (its
 //! absolute register, `"T#1"`), `pto.tsize` (its SizeCode) and `pto.rows` (the physical rows the
 //! SizeCode derives); the function carries `pto.pe_mask`. Every bundle is
-//! `BSTART · [B.DATR] · B.DIM LB0 · [LB1] · [LB2] · B.IOT · BSTOP` (facts §1.3, §9 decision 17),
+//! `BSTART · [B.DATR] · B.DIM LB0 · [LB1] · [LB2] · B.IOT · BSTOP` (docs/isa.md §1.3, §9 decision 17),
 //! and everything about an op comes from its `ptoc_isa::ops::CATALOGUE` row.
 
 use crate::metadata::TileMeta;
@@ -330,7 +330,7 @@ fn check_result_type(kind: ResultKind, src: DataType, dst: DataType) -> Result<(
     }
 }
 
-/// The B.DATR a bundle needs, if any (facts §1.3, §1.4, §9 decision 4).
+/// The B.DATR a bundle needs, if any (docs/isa.md §1.3, §1.4, §9 decision 4).
 fn datr_for(
     kind: ResultKind,
     src: DataType,

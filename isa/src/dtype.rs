@@ -19,7 +19,7 @@ pub enum TypeClass {
 
 macro_rules! data_types {
     ($( $variant:ident = $code:literal, $name:literal, $bits:literal, $class:ident, $mlir:expr; )*) => {
-        /// A 5-bit DataType code (§2.9 of the facts file). Code 0 is FP64, never "absent".
+        /// A 5-bit DataType code (docs/isa.md §2.9). Code 0 is FP64, never "absent".
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum DataType { $( $variant = $code, )* }
 
@@ -82,7 +82,7 @@ data_types! {
 pub const DTYPE_NONE: u32 = 31;
 
 /// `TileVecArithmeticDataTypeSupported` (`asl/tile/model/legality/dtype-layout.asl`): the 16 types
-/// every expand, binary and reduction op accepts (facts §9 decision 3).
+/// every expand, binary and reduction op accepts (docs/isa.md §9 decision 3).
 pub const ARITHMETIC: &[DataType] = &[
     DataType::FP64,
     DataType::FP32,
@@ -131,7 +131,7 @@ pub const A9: &[DataType] = &[
 pub const EXPDIF_SOURCES: &[DataType] = &[DataType::FP32, DataType::FP16, DataType::BF16];
 
 /// The (source, destination) pairs EXPDIF accepts
-/// (`SelectedBundleExpansionExponentialDifferenceTypes`, facts §1.4).
+/// (`SelectedBundleExpansionExponentialDifferenceTypes`, docs/isa.md §1.4).
 pub const EXPDIF_PAIRS: &[(DataType, DataType)] = &[
     (DataType::FP16, DataType::FP16),
     (DataType::BF16, DataType::BF16),
@@ -250,7 +250,7 @@ impl fmt::Display for DataType {
     }
 }
 
-/// B.DATR PadValueOrByteId (facts §4): what padding cells of a new destination hold.
+/// B.DATR PadValueOrByteId (docs/isa.md §4): what padding cells of a new destination hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum PadValue {
     Zero = 0,

@@ -56,7 +56,7 @@ pub struct BStart {
     pub dtype: DataType,
 }
 
-/// B.DATR: data attributes of the block. Omitted ≠ all-zero (facts §2.3).
+/// B.DATR: data attributes of the block. Omitted ≠ all-zero (docs/isa.md §2.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Datr {
     pub cmode: u8,

@@ -118,7 +118,7 @@ impl Format {
         1 << self.sign_shift()
     }
 
-    /// True when the required-zero low carrier bits are zero (TF32/HF32 validity, facts §1.8).
+    /// True when the required-zero low carrier bits are zero (TF32/HF32 validity, docs/isa.md §1.8).
     pub const fn is_valid_encoding(&self, bits: u64) -> bool {
         bits & ((1u64 << self.low_zero_bits) - 1) == 0
     }
@@ -133,7 +133,7 @@ impl Format {
         self.pack(negative, 0, 0)
     }
 
-    /// ±infinity, or the canonical NaN for E4M3, which has no infinity (facts §1.8, decision 7).
+    /// ±infinity, or the canonical NaN for E4M3, which has no infinity (docs/isa.md §1.8, §9 decision 7).
     pub const fn inf_or_nan(&self, negative: bool) -> u64 {
         if self.has_inf {
             self.pack(negative, self.exp_field_max(), 0)

@@ -57,14 +57,14 @@ impl SizeCode {
     }
 
     /// The smallest SizeCode that holds a fresh tile of `rows`×`cols` physical elements
-    /// (`MinimumTileCapacityBytesForShape`, facts §3.3), or `None` if even 64 KiB is too small or no
+    /// (`MinimumTileCapacityBytesForShape`, docs/isa.md §3.3), or `None` if even 64 KiB is too small or no
     /// rows can be derived.
     pub fn smallest_for(rows: u32, cols: u32, bits: u32) -> Option<SizeCode> {
         SizeCode::all().find(|s| s.derived_rows(cols, bits).is_some_and(|r| r >= rows))
     }
 
     /// The SizeCode that gives exactly `rows` physical rows (what a full-shape destination must
-    /// use to match its source, facts §1.3).
+    /// use to match its source, docs/isa.md §1.3).
     pub fn giving_rows(rows: u32, cols: u32, bits: u32) -> Option<SizeCode> {
         SizeCode::all().find(|s| s.derived_rows(cols, bits) == Some(rows))
     }
@@ -103,7 +103,7 @@ impl Hand {
     }
 }
 
-/// An absolute Local register index 0..=63, written `T#1`…`N#16` (facts §9 decision 1–2:
+/// An absolute Local register index 0..=63, written `T#1`…`N#16` (docs/isa.md §9 decision 1–2:
 /// code = hand·16 + k−1). The default is `T#1`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TileReg(u8);
@@ -202,9 +202,9 @@ mod tests {
         assert_eq!(SizeCode::new(1).unwrap().bytes(), 128);
         assert_eq!(SizeCode::new(10).unwrap().bytes(), 65536);
         assert!(SizeCode::new(0).is_none() && SizeCode::new(11).is_none());
-        // Worked example §2.10: 512 B, 16 FP32 columns -> 8 rows.
+        // Worked example docs/isa.md §2.10: 512 B, 16 FP32 columns -> 8 rows.
         assert_eq!(SizeCode::new(3).unwrap().derived_rows(16, 32), Some(8));
-        // §6: 128 B with Col 4: U8 -> 32 rows, U16 -> 16, U64 -> 4, FP32 -> 8.
+        // docs/isa.md §6: 128 B with Col 4: U8 -> 32 rows, U16 -> 16, U64 -> 4, FP32 -> 8.
         let s1 = SizeCode::new(1).unwrap();
         assert_eq!(
             [8, 16, 64, 32].map(|b| s1.derived_rows(4, b)),

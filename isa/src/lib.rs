@@ -3,8 +3,7 @@
 //! Everything else in the compiler derives from the tables here: the op catalogue
 //! ([`ops::CATALOGUE`]), the DataType codes ([`dtype::DataType`]), the tile geometry rules
 //! ([`geometry`]), the word formats ([`encoding`]) and the project's decisions where the spec is
-//! silent ([`profile::PROFILE`]). Facts come from `PTO-ISA/pto-spec` 0.58.3 (see the facts file
-//! in `shared/spec`); each item names the spec path it encodes.
+//! silent ([`profile::PROFILE`]). Facts come from `PTO-ISA/pto-spec` 0.58.3 (docs/isa.md); each item names the spec path it encodes.
 
 pub mod dtype;
 pub mod encoding;

@@ -1,7 +1,7 @@
 //! The op catalogue: every tile op ptoc compiles, as one row of data.
 //!
 //! Rows come from each mnemonic's `PTO-INSTRUCTION` header under `asl/tile/` (mode, function,
-//! catalogue index, engine, operand roles) and the executable DataType sets (facts §9 decision 3).
+//! catalogue index, engine, operand roles) and the executable DataType sets (docs/isa.md §9 decision 3).
 //! A new op is one row here plus, at most, its semantics function in the runtime.
 
 use crate::dtype::{DataType, A9, ARITHMETIC, EXPDIF_SOURCES, FLOATS};
@@ -39,7 +39,7 @@ pub enum ElementOp {
     Div,
     Max,
     Min,
-    /// `exp(a - b)`, two rounded stages (facts §9 decision 5).
+    /// `exp(a - b)`, two rounded stages (docs/isa.md §9 decision 5).
     ExpDif,
 }
 
@@ -166,8 +166,8 @@ const LEFT_RIGHT: &[OperandRole] = &[SrcLeft, SrcRight];
 macro_rules! catalogue {
     ($( $mn:literal: $mode:literal / $func:literal, idx $idx:literal, $engine:expr, $kind:expr,
         $srcs:expr, $types:expr, $result:ident; )*) => {
-        /// Every op ptoc knows: the 28 reduce-and-expand ops (facts §1.2, all Mode 2, SFU) and
-        /// the elementwise ops they fuse with (facts §1.6).
+        /// Every op ptoc knows: the 28 reduce-and-expand ops (docs/isa.md §1.2, all Mode 2, SFU) and
+        /// the elementwise ops they fuse with (docs/isa.md §1.6).
         pub static CATALOGUE: &[OpInfo] = &[ $( OpInfo {
             mnemonic: $mn, mode: $mode, function: $func, catalog_index: $idx, engine: $engine,
             kind: $kind, sources: $srcs, legal_types: $types, result: ResultKind::$result,

@@ -6,7 +6,7 @@
 //! data instead: the executable DataType sets (decision 3) are the op table's `legal_types`, and
 //! E4M3's overflow to NaN (decision 7) is its float format's `has_inf = false`.
 
-/// How B.IOT source codes name registers (facts §8 questions 1–2).
+/// How B.IOT source codes name registers (docs/isa.md §8 questions 1–2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NamingModel {
     /// The 6-bit code is an absolute Local register index; a destination is renamed to the lowest

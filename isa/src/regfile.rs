@@ -28,7 +28,7 @@ pub struct AlreadyAllocated(pub TileReg);
 
 impl RegisterFile {
     /// The core's tile capacity: Σ popcount(mask) × SizeCode bytes over allocated tiles may not
-    /// exceed it (decision 12).
+    /// exceed it (docs/isa.md §9 decision 12).
     pub const CAPACITY_BYTES: u64 = PROFILE.core_capacity_bytes as u64;
 
     /// No register allocated.

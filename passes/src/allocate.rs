@@ -1,12 +1,12 @@
 //! `pto-allocate`: SizeCodes, derived physical rows and Local tile registers for every tile.
 //!
 //! The hardware gives a new destination the lowest unallocated register of the hand its B.IOT
-//! names and never frees one inside a program (facts §3.4, §9 decisions 1–2, `PROFILE.naming`),
+//! names and never frees one inside a program (docs/isa.md §3.4, §9 decisions 1–2, `PROFILE.naming`),
 //! so the registers are not a choice the compiler makes but a fact it must predict: this pass
 //! simulates that rule over the arguments (placed by the loader, in order) and then every
 //! destination in program order. It picks the SizeCode of each tile (the smallest that holds a
-//! fresh tile, facts §3.3; for full-shape destinations the one that derives exactly the source's
-//! physical rows, facts §1.3, which doubles the capacity for a mixed EXPDIF), checks the
+//! fresh tile, docs/isa.md §3.3; for full-shape destinations the one that derives exactly the source's
+//! physical rows, docs/isa.md §1.3, which doubles the capacity for a mixed EXPDIF), checks the
 //! kernel fits 4×16 registers and the core's tile capacity, and records the results as the
 //! attributes the code generator reads: `pto.dst`, `pto.tsize` and `pto.rows` on each argument and
 //! op, `pto.pe_mask` on the function. Everything is re-verified strictly first, so nothing
@@ -164,7 +164,7 @@ pub fn allocate_function(func: &Function, mask: PeMask) -> Result<Allocation, Ve
     };
     let mut errors = Vec::new();
 
-    // Registers, by the renaming rule, and core capacity (facts §3.4, §9 decisions 1–2, 12).
+    // Registers, by the renaming rule, and core capacity (docs/isa.md §3.4, §9 decisions 1–2, 12).
     let order: Vec<ValueId> = func
         .args
         .iter()
@@ -238,7 +238,7 @@ fn fresh_root(func: &Function, mut v: ValueId) -> Option<ValueId> {
 }
 
 /// Per value, its SizeCode and derived rows: fresh tiles the smallest holding
-/// `max(written rows, min_rows)`, full-shape results their source's rows (facts §1.3, §3.3).
+/// `max(written rows, min_rows)`, full-shape results their source's rows (docs/isa.md §1.3, §3.3).
 fn sizes(func: &Function, min_rows: &[u32]) -> (Vec<Option<(SizeCode, u32)>>, Vec<Diagnostic>) {
     let mut errors = Vec::new();
     let mut geometry: Vec<Option<(SizeCode, u32)>> = vec![None; func.values.len()];
@@ -430,7 +430,7 @@ mod tests {
         assert_eq!(size_rows(&a.args[0]), (5, 16)); // 2 KiB
         assert_eq!(size_rows(&a.ops[0]), (6, 16)); // 4 KiB: twice the source
         assert_eq!(size_rows(&a.ops[1]), (5, 16));
-        // The FP16 source 2 cols x 32 rows example of facts §1.4: 128 B -> 256 B.
+        // The FP16 source 2 cols x 32 rows example of docs/isa.md §1.4: 128 B -> 256 B.
         let mut b = Builder::new();
         let x = b.arg("x", "32x2xf16");
         let m = b.arg("m", "32x1xf16");

@@ -1,7 +1,7 @@
 //! `pto-infer-shapes`: fill `?` result dimensions and make numpy-style broadcasts explicit.
 //!
-//! A result type may leave dimensions as `?` (design note §3); each op's `ResultKind` says how its
-//! result geometry follows from its sources (facts §1.3–1.6), so the pass fills them in program
+//! A result type may leave dimensions as `?` (README, Input language); each op's `ResultKind` says how its
+//! result geometry follows from its sources (docs/isa.md §1.3–1.6), so the pass fills them in program
 //! order and reports a written dimension that contradicts the rule. The ISA's elementwise ops
 //! (TADD, TSUB, …) need identically shaped sources, so an elementwise op written with a row
 //! (`16x64` with `16x1`) or column (`16x64` with `1x64`) broadcast, in either operand order, gets an
@@ -18,7 +18,7 @@ use ptoc_isa::{Axis, OpKind, PadValue};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct InferShapes;
 
-/// If `vector` is a row or column broadcast of `full` (facts §1.3 broadcast rules, all dims
+/// If `vector` is a row or column broadcast of `full` (docs/isa.md §1.3 broadcast rules, all dims
 /// known), the axis; `None` for equal shapes and for shapes no broadcast explains.
 pub fn broadcast_axis(full: &TileType, vector: &TileType) -> Option<Axis> {
     Axis::broadcast_of(full.known_geometry()?, vector.known_geometry()?)

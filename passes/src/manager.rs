@@ -22,7 +22,7 @@ pub fn registry() -> Vec<Box<dyn Pass>> {
     ]
 }
 
-/// The default pipeline by name (design note §1); `pto-fuse` is skipped at `-O0`.
+/// The default pipeline by name (README, The pipeline); `pto-fuse` is skipped at `-O0`.
 pub const DEFAULT_PIPELINE: &[&str] =
     &["pto-verify", "pto-infer-shapes", "pto-fuse", "pto-allocate"];
 

@@ -9,7 +9,7 @@ use ptoc_ir::{Diagnostic, Dim, Function, Location, Op, TileType, ValueId};
 use ptoc_isa::ops::OperandRole;
 use ptoc_isa::FaultClass;
 
-/// One checkable rule of the spec (facts §1.2–1.6, §3).
+/// One checkable rule of the spec (docs/isa.md §1.2–1.6, §3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Rule {
     /// The op has as many sources as its B.IOT contract lists.
@@ -75,7 +75,7 @@ impl Rule {
         }
     }
 
-    /// The fault the hardware raises when the rule is broken (facts §3.5, §9 decision 13).
+    /// The fault the hardware raises when the rule is broken (docs/isa.md §3.5, §9 decision 13).
     pub fn fault(self) -> FaultClass {
         match self {
             Rule::OperandCount => FaultClass::BundleControl,

@@ -1,7 +1,7 @@
 //! `pto-verify`: every operand-legality rule of the spec that is decidable at compile time.
 //!
 //! The hardware checks these rules when a bundle commits and faults (Fault_TileLegality or
-//! Fault_TileAllocation, facts §3.5) without publishing anything; ptoc rejects the same programs
+//! Fault_TileAllocation, docs/isa.md §3.5) without publishing anything; ptoc rejects the same programs
 //! before they are ever encoded, at the op's source location, naming the rule, the operand, the
 //! fault and the nearest legal alternative. All op knowledge comes from the catalogue row
 //! (`OpKind`, `ResultKind`, `OperandRole`, `legal_types`).
@@ -78,7 +78,7 @@ pub fn verify_function(func: &Function, stage: Stage) -> Vec<Diagnostic> {
 }
 
 /// The per-tile rules: dimension range, power-of-two columns, valid region inside the physical
-/// shape, and a SizeCode that holds the shape (facts §3.3).
+/// shape, and a SizeCode that holds the shape (docs/isa.md §3.3).
 pub fn tile_violations(ty: &TileType, stage: Stage) -> Vec<Violation> {
     let mut out = Vec::new();
     let dims = [
@@ -237,7 +237,7 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
         errors.push(diag);
     };
 
-    // Types (facts §1.3–1.6).
+    // Types (docs/isa.md §1.3–1.6).
     let (Some(&first_role), Some(&first)) = (info.sources.first(), op.operands.first()) else {
         return errors; // an op without sources has nothing to relate
     };
@@ -333,7 +333,7 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
         report(None, violation);
     }
 
-    // Geometry (facts §1.3, §1.5, §1.6).
+    // Geometry (docs/isa.md §1.3, §1.5, §1.6).
     match info.kind {
         OpKind::Reduce(axis, _) => {
             if let Some(v) = reduction_result(&src_ty, &res_ty, axis) {

@@ -90,7 +90,7 @@ fn hex(dtype: DataType, bits: u64) -> String {
     )
 }
 
-/// The JSON report of a run (design note §5); fields serialise in this order.
+/// The JSON report of a run (README, Running kernels); fields serialise in this order.
 #[derive(Debug, serde::Serialize)]
 pub struct RunReport {
     pub kernel: String,
@@ -122,7 +122,7 @@ pub struct ResultReport {
     pub elements: Vec<Option<String>>,
 }
 
-/// The run as the JSON report of design note §5.
+/// The run as the JSON report of the README's Running kernels section.
 pub fn run_report(kernel: &Kernel, run: &Run) -> RunReport {
     RunReport {
         kernel: kernel.name.clone(),

@@ -1,4 +1,4 @@
-//! The open bundle: what BSTART started and what its header commands recorded (facts §2.3–2.8).
+//! The open bundle: what BSTART started and what its header commands recorded (docs/isa.md §2.3–2.8).
 //!
 //! Header rules checked as each word arrives: B.DATR at most once, each LB at most once, at most one
 //! B.IOR, and the B.IOT binding stream (`PEMode=000` a strict no-op, nothing after the L=1 binding,
@@ -25,7 +25,7 @@ pub struct Block {
     pub dims: [Option<u32>; 3],
     /// Effective (nonzero-mask) Local bindings, in order.
     pub bindings: Vec<Iot>,
-    /// A `PEMode=000` binding was seen (facts §3.5 step 1).
+    /// A `PEMode=000` binding was seen (docs/isa.md §3.5 step 1).
     pub saw_noop_binding: bool,
     pub ior: Option<Ior>,
     pub ios: Vec<Ios>,

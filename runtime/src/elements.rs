@@ -7,7 +7,7 @@
 //! native lanes that LLVM vectorises. The [`Carrier`] trait is the one generic mechanism over those
 //! widths: loops are written once and monomorphised per width.
 //!
-//! Definedness is almost always uniform (facts §4: a fresh tile is undefined everywhere; publication
+//! Definedness is almost always uniform (docs/isa.md §4: a fresh tile is undefined everywhere; publication
 //! defines the valid rectangle, and the padding unless the pad is Null), so [`Definedness`] keeps a
 //! per-element bitset only for the tiles that need one, and compares by meaning, not by shape.
 

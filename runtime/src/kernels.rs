@@ -955,7 +955,7 @@ mod tests {
     }
 
     /// A NaN in only one operand, either one, of a binary op or an expand still takes the whole
-    /// rule: the other operand's value and NV for a signalling NaN (facts §1.8), not the
+    /// rule: the other operand's value and NV for a signalling NaN (docs/isa.md §1.8), not the
     /// order-key pick (which would return the NaN).
     #[test]
     fn a_nan_in_one_operand_takes_the_whole_rule() {

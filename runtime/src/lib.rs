@@ -1,22 +1,22 @@
 //! ptoc's runtime: exact element numerics, the interpreter of encoded tile-bundle words, and the
-//! reference evaluator of unoptimised tile IR (design note §5).
+//! reference evaluator of unoptimised tile IR (README, Running kernels).
 //!
 //! The interpreter ([`machine`]) and the reference evaluator ([`reference`]) share the numeric
 //! kernels ([`numerics`], [`kernels`]) and nothing else, so a compiled kernel can be checked bit for
 //! bit against the meaning of its source.
 //!
-//! Runtime choices where the facts file is silent (the ISA decisions themselves live in
+//! Runtime choices where docs/isa.md is silent (the ISA decisions themselves live in
 //! `ptoc_isa::profile::PROFILE`):
 //! - Carriers hold exactly the element's bits (upper bits zero); the loader drops bits above the
 //!   width. Signed results are not sign-extended (S8 −1 is `0xFF`).
-//! - An E4M3 result that overflows (decision 7) raises OF|NX; an E4M3 division of a nonzero by
+//! - An E4M3 result that overflows (docs/isa.md §9 decision 7) raises OF|NX; an E4M3 division of a nonzero by
 //!   zero gives 0x7F with DZ. EXP of a finite nonzero input always raises NX (UF when tiny).
 //! - A fault outside any bundle (a stray header command or BSTOP) reports the index the next
 //!   bundle would get; a program that ends inside a bundle faults with Fault_BundleControl.
 //! - B.DIM adds a scalar register to its immediate; the interpreter has no scalar core, so the
 //!   registers are zero unless set with [`Machine::set_gpr`].
 //! - A selector the decoder accepts but the catalogue lacks (e.g. TSEL) faults at commit with
-//!   Fault_IllegalInstruction (facts §3.5 step 2).
+//!   Fault_IllegalInstruction (docs/isa.md §3.5 step 2).
 
 pub mod elements;
 pub mod kernels;

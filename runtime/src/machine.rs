@@ -1,5 +1,5 @@
 //! The interpreter: 64 Local tile registers, sticky status flags, the word decoder loop and the
-//! commit of each bundle in the spec's order (facts §3.5).
+//! commit of each bundle in the spec's order (docs/isa.md §3.5).
 //!
 //! A bundle executes when it commits (at BSTOP or the next BSTART). Commit checks, in order: empty
 //! (mask-0) stream, op decode, binding completeness, B.IOR/B.IOS, B.DATR applicability, the closed
@@ -104,7 +104,7 @@ impl Machine {
     }
 
     /// The kernel ABI: place a defined argument tile in a named register, allocated under all four
-    /// PEs (decision 10 default mask 1111).
+    /// PEs (docs/isa.md §9 decision 10 default mask 1111).
     pub fn load(&mut self, reg: TileReg, tile: Tile) -> Result<(), LoadError> {
         self.load_with_mask(reg, tile, PeMask::ALL_PES)
     }
@@ -157,7 +157,7 @@ impl Machine {
             ));
         }
         tile.size_code = Some(size);
-        // Only the element width is significant (facts §1.7): drop anything above it.
+        // Only the element width is significant (docs/isa.md §1.7): drop anything above it.
         tile.drop_bits_above_width();
         if self.file.allocate(reg, footprint).is_err() {
             return err("the register is already allocated".into());
@@ -172,7 +172,7 @@ impl Machine {
     }
 
     /// The kernel ABI's other end: take a result tile out of its register, which becomes free
-    /// (the host's doing; no instruction frees a register, facts §3.4).
+    /// (the host's doing; no instruction frees a register, docs/isa.md §3.4).
     pub fn unload(&mut self, reg: TileReg) -> Option<Tile> {
         self.file.free(reg);
         self.regs[reg.index() as usize].take()
@@ -198,7 +198,7 @@ impl Machine {
         }
     }
 
-    /// Σ popcount(mask) × capacity over allocated Local tiles (decision 12).
+    /// Σ popcount(mask) × capacity over allocated Local tiles (docs/isa.md §9 decision 12).
     pub fn allocated_bytes(&self) -> u64 {
         self.file.allocated_bytes()
     }
@@ -346,7 +346,7 @@ impl Machine {
         self.execute(op, src_type, dims, sources, dst)
     }
 
-    /// Closed schema checks that need the source tiles (facts §1.3, §1.5, §1.6).
+    /// Closed schema checks that need the source tiles (docs/isa.md §1.3, §1.5, §1.6).
     fn check_schema(
         &self,
         op: &OpInfo,
@@ -500,7 +500,7 @@ impl Machine {
         })
     }
 
-    /// `TileOperandsLegal_*`: allocated, defined, typed, valid encodings, shapes (facts §1.3, §1.6).
+    /// `TileOperandsLegal_*`: allocated, defined, typed, valid encodings, shapes (docs/isa.md §1.3, §1.6).
     fn check_operands(
         &self,
         op: &OpInfo,
@@ -597,7 +597,7 @@ impl Machine {
     }
 }
 
-/// Mark the valid rectangle defined and fill the padding per the pad value (facts §4), writing
+/// Mark the valid rectangle defined and fill the padding per the pad value (docs/isa.md §4), writing
 /// only the padding: one row-wise fill per row, and uniform definedness unless a Null pad leaves
 /// the padding undefined. The elements may stop after the last valid row (a kernel's output
 /// rows append to unwritten storage); they are grown to the whole tile first.
@@ -622,7 +622,7 @@ pub fn publish_padding(tile: &mut Tile, pad: PadValue) {
     }
 }
 
-/// B.DATR field applicability (decision 4): only PadValue may be nonzero, plus DataType on EXPDIF;
+/// B.DATR field applicability (docs/isa.md §9 decision 4): only PadValue may be nonzero, plus DataType on EXPDIF;
 /// the DataType field of other ops is ignored. Returns the pad (omitted B.DATR → Null).
 fn check_datr(op: &OpInfo, datr: Option<Datr>) -> Checked<PadValue> {
     let Some(d) = datr else {

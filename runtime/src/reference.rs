@@ -1,5 +1,5 @@
 //! The reference evaluator: runs a tile-IR [`Function`] directly, on the tile types as written,
-//! before any pass — the meaning `ptoc verify` compares compiled code against (design note §5).
+//! before any pass — the meaning `ptoc verify` compares compiled code against (README, Running kernels).
 //!
 //! It shares the element kernels with the interpreter ([`crate::kernels`]) and nothing else: no
 //! decoder, allocator, SizeCodes or registers. Each result has the physical shape of its IR type,

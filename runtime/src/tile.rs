@@ -1,7 +1,7 @@
 //! A tile value: type, geometry, row-major elements and per-element definedness.
 //!
 //! The same [`Tile`] is what the loader places in a register, what the interpreter publishes and
-//! what the reference evaluator takes and returns (facts §3.2: descriptor + payload + defined bits).
+//! what the reference evaluator takes and returns (docs/isa.md §3.2: descriptor + payload + defined bits).
 //! Elements are stored at their native width and definedness compactly ([`crate::elements`]);
 //! [`Tile::bits`] and [`Tile::is_defined`] read one element whatever the storage.
 
@@ -86,7 +86,7 @@ impl Tile {
         })
     }
 
-    /// An all-undefined tile whose physical rows derive from a SizeCode (facts §3.3).
+    /// An all-undefined tile whose physical rows derive from a SizeCode (docs/isa.md §3.3).
     pub fn allocated(
         dtype: DataType,
         size_code: SizeCode,

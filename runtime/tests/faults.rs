@@ -1,4 +1,4 @@
-//! Every fault class of facts §3.5, raised through real words; each must leave every tile and
+//! Every fault class of docs/isa.md §3.5, raised through real words; each must leave every tile and
 //! flag unchanged and name the bundle it happened in.
 
 mod common;

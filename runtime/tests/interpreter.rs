@@ -1,4 +1,4 @@
-//! The interpreter on real words: the worked example, the AVS execution vectors of facts §6 and §10
+//! The interpreter on real words: the worked example, the AVS execution vectors of docs/isa.md §6 and §10
 //! (expand table, decoded EXPDIF, decoded TROWMAX U16, reductions), padding and definedness.
 
 mod common;
@@ -26,7 +26,7 @@ fn worked_example_trowexpandmax_fp32_words() {
     .unwrap();
     m.load_with_mask(reg(1), tile(FP32, 1, 1, (8, 1), &bc), "1000".parse_mask())
         .unwrap();
-    // The words of facts §2.10 (the worked example uses mask 1111).
+    // The words of docs/isa.md §2.10 (the worked example uses mask 1111).
     let words = [
         0x0C91_9181,
         0x0100_0043,
@@ -66,7 +66,7 @@ impl ParseMask for str {
     }
 }
 
-/// The expand execution table of facts §6: src0 valid 2×3 (128 B, Col 4), broadcast 128 B.
+/// The expand execution table of docs/isa.md §6: src0 valid 2×3 (128 B, Col 4), broadcast 128 B.
 #[test]
 fn avs_expand_vectors_row_and_column() {
     let cases: &[(&str, DataType, u64, u64, u64)] = &[
@@ -126,7 +126,7 @@ fn avs_expand_copies() {
 
 #[test]
 fn copy_expands_do_not_check_encodings_but_max_does() {
-    // §10: an invalid TF32 pattern is copied unchanged; TROWEXPANDMAX rejects it.
+    // docs/isa.md §10: an invalid TF32 pattern is copied unchanged; TROWEXPANDMAX rejects it.
     let mut m = Machine::new();
     m.load(reg(0), filled(TF32, 1, 1, (2, 1), 0x3F80_1000))
         .unwrap();
@@ -270,7 +270,7 @@ fn decoded_trowmax_u16() {
     );
 }
 
-/// Reduction vectors of facts §6.
+/// Reduction vectors of docs/isa.md §6.
 #[test]
 fn avs_reduction_vectors() {
     let row: &[(&str, DataType, &[u64], u64)] = &[
@@ -332,7 +332,7 @@ fn padding_follows_the_pad_value_and_decision_4() {
             .unwrap();
         m.load(reg(1), filled(FP32, 1, 1, (2, 1), 0x4000_0000))
             .unwrap();
-        // DataType field 0 (FP64) is ignored on a non-EXPDIF op (decision 4).
+        // DataType field 0 (FP64) is ignored on a non-EXPDIF op (docs/isa.md §9 decision 4).
         let words = bundle(
             "TROWEXPANDMAX",
             FP32,
@@ -388,7 +388,7 @@ fn elementwise_ops_and_sticky_flags() {
     let d = m.tile(reg(2)).unwrap();
     assert_eq!((d.get(0, 0), d.get(0, 1)), (Some(0x7C00), Some(0x7E00)));
     assert_eq!(m.flags(), numerics::DZ | numerics::NV);
-    // TMAX with a signalling NaN raises NV (facts §10, the contract); flags stay sticky.
+    // TMAX with a signalling NaN raises NV (docs/isa.md §10, the contract); flags stay sticky.
     m.run(&bundle("TMAX", FP16, None, [2, 1, 2], &[0, 0], 1))
         .unwrap();
     m.run(&bundle("TEXP", FP16, None, [2, 1, 2], &[0], 1))

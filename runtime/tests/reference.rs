@@ -1,4 +1,4 @@
-//! The reference evaluator on tile IR as written: the design note's softmax kernel, pads on
+//! The reference evaluator on tile IR as written: the README's softmax kernel, pads on
 //! non-SizeCode shapes, and its errors.
 
 use ptoc_ir::{Function, Location, TileType, ValueId};

@@ -1,6 +1,6 @@
 // One bundle per op kind not covered by lowering.mlir: the two copy expands (one source, geometry
 // of the destination), a unary op, an ARG reduction (U32 result, dims of the source, 1x16 U32 fits
-// 128 bytes) and an SFU binary. Words checked by hand against facts §2.2 and §2.5:
+// 128 bytes) and an SFU binary. Words checked by hand against docs/isa.md §2.2 and §2.5:
 // BSTART = DataType<<27 | Mode<<25 | Function<<20 | 0x19181; one-source B.IOT = Src0<<20 | L<<19 |
 // SizeCode<<15 | 0b101<<12 | PEMode<<9 | Hand<<7 | 0x13. Registers: arguments T#1-T#3, then one
 // per op in order (%e is T#6).

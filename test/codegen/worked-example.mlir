@@ -1,4 +1,4 @@
-// The facts' worked example (§2.10): TROWEXPANDMAX FP32 8x16 with sources T#1, T#2 and a
+// The worked example of docs/isa.md §2.10: TROWEXPANDMAX FP32 8x16 with sources T#1, T#2 and a
 // SizeCode 3 destination, as canonical assembly, as words, and as an object readelf can list.
 // RUN: ptoc %s --emit=asm | FileCheck %s
 // RUN: ptoc %s --emit=words | FileCheck %s --check-prefix=WORDS

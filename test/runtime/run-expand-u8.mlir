@@ -1,4 +1,4 @@
-// ptoc run on the facts' TROWEXPANDADD vector (§6): U8 250 + 10 wraps to 4; padding of a Null-pad
+// ptoc run on the TROWEXPANDADD vector of docs/isa.md §6: U8 250 + 10 wraps to 4; padding of a Null-pad
 // result is undefined (null), and the broadcast copy and inputs are untouched.
 // RUN: ptoc %s -o %t.bin
 // RUN: ptoc run %t.bin --arg src=%S/Inputs/u8_2x3_250.npy --arg 1=%S/Inputs/u8_2x1_10.npy --format json | FileCheck %s

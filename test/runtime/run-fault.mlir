@@ -1,4 +1,4 @@
-// An integer division by a zero broadcast element faults before any effect (facts §1.3): the run
+// An integer division by a zero broadcast element faults before any effect (docs/isa.md §1.3): the run
 // reports the fault class, bundle and reason, prints no results and exits 1. With no zero it runs:
 // S32 division truncates toward zero.
 // RUN: not ptoc run %s --arg n=%S/Inputs/s32_2x4_num.npy --arg d=%S/Inputs/s32_2x1_den_zero.npy --format json | FileCheck %s --check-prefix=FAULT

@@ -89,7 +89,7 @@ pub fn tile(rows: u32, cols: u32, t: DataType) -> TileType {
     TileType::new(rows, cols, t)
 }
 
-/// The facts' worked example: TROWEXPANDMAX FP32 8×16, sources T#1 and T#2, destination T#3
+/// The worked example of docs/isa.md §2.10: TROWEXPANDMAX FP32 8×16, sources T#1 and T#2, destination T#3
 /// with SizeCode 3.
 pub fn worked_example() -> Function {
     let mut b = Builder::new("k");

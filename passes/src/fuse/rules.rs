@@ -1,16 +1,16 @@
-//! The rewrites of `pto-fuse`, each bit-exact under the ISA semantics (facts §1.2–1.8).
+//! The rewrites of `pto-fuse`, each bit-exact under the ISA semantics (docs/isa.md §1.2–1.8).
 //!
 //! Every rule is generated from the catalogue (`ops::by_kind`) for both axes and written as a
 //! pattern whose name says what it does (`row-expand-into-add`). Each checks its exactness
 //! conditions on the types the analysis attaches to the matched classes: equal element types,
-//! equal physical and valid geometry, a broadcast vector that fits the full shape (facts §1.3), and
-//! an element type the fused op accepts. Padding of a *source* is never read by these ops (facts
+//! equal physical and valid geometry, a broadcast vector that fits the full shape (docs/isa.md §1.3), and
+//! an element type the fused op accepts. Padding of a *source* is never read by these ops (docs/isa.md
 //! §4), so source pads are ignored; a result's pad is kept by reusing the matched op's result-type
-//! leaf `?t`. Sources persist (facts §3.4), so reading a value in a different bundle can never
+//! leaf `?t`. Sources persist (docs/isa.md §3.4), so reading a value in a different bundle can never
 //! observe a modified tile.
 //!
 //! Faults: a rewritten kernel faults exactly when the original does, with the same class, though
-//! possibly at another bundle. E.g. a copy expand does not check encodings (facts §10) but the
+//! possibly at another bundle. E.g. a copy expand does not check encodings (docs/isa.md §10) but the
 //! binary op after it does, and the fused op checks its broadcast source itself: an invalid TF32
 //! element gives Fault_TileLegality either way.
 //!
@@ -99,11 +99,11 @@ fn broadcast_fits(axis: Axis, vector: &TileType, full: &TileType) -> bool {
 /// `tOP(trowexpand(b), a)` → `trowexpandOP(a, b)`; columns likewise.
 ///
 /// Exact: element `[r,c]` of both sides is `a[r,c] OP b[r,0]` (resp. `b[0,c]`), computed by the
-/// same element rule (facts §1.2 "TADD rules" …) with one rounding, and the copy expand is a bit
+/// same element rule (docs/isa.md §1.2 "TADD rules" …) with one rounding, and the copy expand is a bit
 /// copy. The mirrored form relies on ADD/MUL being commutative under IEEE RNE with canonical NaN
 /// results and on MAX/MIN being symmetric (one NaN → the other operand, two NaNs → canonical NaN,
 /// signed-zero rules symmetric, equal keys mean equal bits; integers return equal values on
-/// ties, facts §1.7–1.8). Status flags are an OR over the same element operations. Integer DIV:
+/// ties, docs/isa.md §1.7–1.8). Status flags are an OR over the same element operations. Integer DIV:
 /// TDIV faults if its denominator rectangle, i.e. every valid `b[r,0]`, holds a zero; the expand
 /// DIV faults if a used broadcast element, the same `b[r,0]`, is zero — same set, same fault.
 /// Conditions: `a`, the expand result and the result share type and geometry, `b` fits as the
@@ -183,7 +183,7 @@ fn conditional(
 /// `texp(trowexpandsub(a, b))` → `trowexpandexpdif(a, b)`; columns likewise.
 ///
 /// Exact: a same-type EXPDIF is `SUB` rounded to the type, then `EXP` rounded to the type, with
-/// EXP's special values applied to the difference and both stages' flags OR'ed (facts §1.4, §9
+/// EXP's special values applied to the difference and both stages' flags OR'ed (docs/isa.md §1.4, §9
 /// decision 5) — exactly TROWEXPANDSUB followed by TEXP. Conditions: the sub's result type, the
 /// exp's result type and the source type are one of EXPDIF's same-type pairs (FP16, BF16, FP32),
 /// with equal geometry. Whether a sub with other users is worth fusing is the extractor's choice.
@@ -346,8 +346,8 @@ impl Applier<TileNode, TileAnalysis> for ExpandOnce {
 /// element types only.
 ///
 /// Exact for integers: the fold of MAX (MIN) over VC copies of `b[r,0]` is `b[r,0]`, bit for bit
-/// (ties return an equal value, facts §1.7), and integer MIN/MAX raise no flags. Not for floats:
-/// the MAX of two equal NaNs is the canonical NaN, not the operand's payload (facts §1.8, §10).
+/// (ties return an equal value, docs/isa.md §1.7), and integer MIN/MAX raise no flags. Not for floats:
+/// the MAX of two equal NaNs is the canonical NaN, not the operand's payload (docs/isa.md §1.8, §10).
 /// Condition: `b`'s type equals the reduction's result type exactly (geometry, valid shape and
 /// pad), since `b` then stands for that result everywhere, including as a function result.
 fn reduce_of_expand(axis: Axis, red: Reduction) -> Option<TileRewrite> {

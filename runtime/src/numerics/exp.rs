@@ -1,4 +1,4 @@
-//! EXP and EXPDIF (facts §1.4, §1.8; decisions 5 and 6).
+//! EXP and EXPDIF (docs/isa.md §1.4, §1.8; §9 decisions 5 and 6).
 //!
 //! EXP: ±0 → typed one, +inf → +inf, −inf → +0, NaN → canonical NaN (NV if signalling). Finite
 //! inputs of ≤32-bit types: exp in binary64, then one RNE rounding to the type; FP64: the
@@ -12,7 +12,7 @@ use super::{Flags, NV, NX, OF, UF};
 use ptoc_isa::profile::{ExpAccuracy, ExpDifRounding, PROFILE};
 use ptoc_isa::DataType;
 
-/// The typed one encoding of a format (facts §5.1): `1.0` with the format's bias.
+/// The typed one encoding of a format (docs/isa.md §5.1): `1.0` with the format's bias.
 fn one(fmt: &Format) -> u64 {
     fmt.pack(false, fmt.bias() as u64, 0)
 }
@@ -152,7 +152,7 @@ mod tests {
             exp(&FP32, widen_to_fp32(DataType::FP16, sub16)).0,
             0x3F81_0101
         );
-        // FP32 same-type: exp(2 - 1) = e (facts §6 compose test, IEEE value).
+        // FP32 same-type: exp(2 - 1) = e (docs/isa.md §6 compose test, IEEE value).
         assert_eq!(expdif_same(&FP32, 0x4000_0000, 0x3F80_0000).0, 0x402D_F854);
         assert_eq!(widen_to_fp32(DataType::FP16, 0x7D00), 0x7FC0_0000);
         assert_eq!(widen_to_fp32(DataType::BF16, 0x7F81), 0x7F81_0000);

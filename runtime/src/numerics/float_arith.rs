@@ -2,8 +2,8 @@
 //!
 //! The exact sum, product or quotient (with a sticky bit for the division remainder) is formed in
 //! 128-bit integers and handed to [`round_exact`], so no format is ever double-rounded. Special
-//! values follow IEEE 754-2019 with canonical NaN outputs (facts §5.2); E4M3 results that would be
-//! infinite become its canonical NaN (decision 7).
+//! values follow IEEE 754-2019 with canonical NaN outputs (docs/isa.md §5.2); E4M3 results that would be
+//! infinite become its canonical NaN (docs/isa.md §9 decision 7).
 
 use super::format::{Class, Format, Unpacked};
 use super::round::round_exact;

@@ -1,5 +1,5 @@
 //! Integer ADD/SUB/MUL/DIV at the element width: wrap modulo 2^width, signed division truncates,
-//! unsigned floors, S*_MIN / −1 wraps to S*_MIN (decision 9). Results are the low `bits` bits.
+//! unsigned floors, S*_MIN / −1 wraps to S*_MIN (docs/isa.md §9 decision 9). Results are the low `bits` bits.
 
 use super::{Flags, DZ};
 use ptoc_isa::profile::{SignedDivOverflow, PROFILE};

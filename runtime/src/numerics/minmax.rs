@@ -1,7 +1,7 @@
-//! MAX/MIN: the exact rules of facts §1.8 for floats, and signed/unsigned order for integers.
+//! MAX/MIN: the exact rules of docs/isa.md §1.8 for floats, and signed/unsigned order for integers.
 //!
 //! Floats: one NaN returns the other operand's raw bits, two NaNs give the positive canonical NaN
-//! (§10), NV iff an operand is a signalling NaN (also for elementwise TMAX/TMIN, §10), ±0 rules,
+//! (docs/isa.md §10), NV iff an operand is a signalling NaN (also for elementwise TMAX/TMIN, §10), ±0 rules,
 //! otherwise a sign-magnitude order key. Results are never rounded.
 
 use super::format::Format;
@@ -193,7 +193,7 @@ mod tests {
         assert_eq!(int_pick(true, 64, Max, 1 << 63, 1), 1);
     }
 
-    /// The rules of facts §1.8 written with a full unpack, as a check on the branch-free pick.
+    /// The rules of docs/isa.md §1.8 written with a full unpack, as a check on the branch-free pick.
     fn by_the_rules(fmt: &Format, pick: Pick, a: u64, b: u64) -> (u64, Flags) {
         let (ua, ub) = (fmt.unpack(a), fmt.unpack(b));
         let flags = if ua.is_signaling() || ub.is_signaling() {

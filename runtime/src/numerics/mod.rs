@@ -1,4 +1,4 @@
-//! Exact element numerics on raw bit patterns (facts §1.3–1.8, §5, decisions 5–9).
+//! Exact element numerics on raw bit patterns (docs/isa.md §1.3–1.8, §5, §9 decisions 5–9).
 //!
 //! Every element is a `u64` carrier whose low `bits` bits are significant; results always have the
 //! upper bits zero. (Tiles store elements at their native width, [`crate::elements`]; MIN/MAX also
@@ -18,7 +18,7 @@ pub mod round;
 
 use ptoc_isa::{DataType, ElementOp};
 
-/// Sticky numeric status flags, `CORE_STATE[36:32]` (facts §5.4).
+/// Sticky numeric status flags, `CORE_STATE[36:32]` (docs/isa.md §5.4).
 pub type Flags = u8;
 pub const NV: Flags = 0x01;
 pub const DZ: Flags = 0x02;
@@ -46,7 +46,7 @@ pub fn binary(op: ElementOp, dtype: DataType, a: u64, b: u64) -> Option<(u64, Fl
     lane::with_lane(dtype, lane::ScalarBinary { op, a, b }).flatten()
 }
 
-/// EXPDIF for a (source, destination) pair; `None` for pairs outside facts §1.4.
+/// EXPDIF for a (source, destination) pair; `None` for pairs outside docs/isa.md §1.4.
 pub fn expdif(src: DataType, dst: DataType, a: u64, b: u64) -> Option<(u64, Flags)> {
     if !ptoc_isa::dtype::EXPDIF_PAIRS.contains(&(src, dst)) {
         return None;
@@ -63,7 +63,7 @@ pub fn exp(dtype: DataType, a: u64) -> Option<(u64, Flags)> {
     Some(exp::exp(format::format_of(dtype)?, a))
 }
 
-/// Whether an element is a valid encoding of its type (TF32/HF32 low bits zero, facts §1.8).
+/// Whether an element is a valid encoding of its type (TF32/HF32 low bits zero, docs/isa.md §1.8).
 pub fn is_valid_encoding(dtype: DataType, bits: u64) -> bool {
     format::format_of(dtype).is_none_or(|f| f.is_valid_encoding(bits))
 }

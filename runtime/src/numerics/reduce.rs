@@ -1,4 +1,4 @@
-//! Ordered reductions (facts §1.5, §10): strictly increasing index, left fold, no reassociation.
+//! Ordered reductions (docs/isa.md §1.5, §10): strictly increasing index, left fold, no reassociation.
 //!
 //! SUM starts from the all-zero encoding, PROD from the typed one, MAX/MIN/ARG from element 0.
 //! ARG keeps the earlier index on ties: the index moves to `i` only when the MAX/MIN step result

@@ -1,8 +1,8 @@
 //! The one rounding routine: an exact value `±mant · 2^exp` to a float format, RNE, with flags.
 //!
 //! Every float result in the runtime is produced here, so rounding, gradual underflow (tininess
-//! detected after rounding), overflow (±inf, or the canonical NaN for E4M3, decision 7), signed
-//! zeros and the NX/UF/OF flags are decided in one place (facts §5.1–5.4).
+//! detected after rounding), overflow (±inf, or the canonical NaN for E4M3, §9 decision 7), signed
+//! zeros and the NX/UF/OF flags are decided in one place (docs/isa.md §5.1–5.4).
 
 use super::format::{Class, Format, FP64};
 use super::{Flags, NX, OF, UF};

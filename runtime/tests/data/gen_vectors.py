@@ -9,8 +9,8 @@ Expected values come from an implementation independent of the Rust code:
   * add/sub/mul/div: numpy float64 / float32 arithmetic (native IEEE), then one cast to the target
     with numpy/ml_dtypes `astype` (float64 is exact for add/sub/mul of the narrow types and the
     float64 quotient re-rounds correctly since 53 >= 2p+2); FP32 uses numpy float32, FP64 float64.
-    Every NaN result is replaced by the format's canonical NaN (facts §5.2).
-  * max/min: the rules of facts §1.8 written with float comparisons (one NaN -> other operand's bits,
+    Every NaN result is replaced by the format's canonical NaN (docs/isa.md §5.2).
+  * max/min: the rules of docs/isa.md §1.8 written with float comparisons (one NaN -> other operand's bits,
     two NaNs -> canonical NaN, ±0 rules, else the larger/smaller value, left on ties).
   * exp: Python's math.exp (the C libm the Rust side also calls) on the exact float64 value, then one
     cast to the target (decision 6), with the special values of §1.8.
