@@ -213,7 +213,7 @@ fn function_for(op: &'static ops::OpInfo) -> ptoc_ir::Function {
             let x = b.arg("x", full);
             (vec![x, b.arg("y", full)], full)
         }
-        (OpKind::Exp, _) => (vec![b.arg("x", full)], full),
+        (OpKind::Unary(_), _) => (vec![b.arg("x", full)], full),
     };
     let r = b.op(op.mnemonic, &operands, result, 2);
     b.ret(&[r])
@@ -444,7 +444,7 @@ mod random_ops {
                         let x = b.arg("x", full(src));
                         (vec![x, b.arg("y", full(src))], full(src))
                     }
-                    OpKind::Exp => (vec![b.arg("x", full(src))], full(src)),
+                    OpKind::Unary(_) => (vec![b.arg("x", full(src))], full(src)),
                 };
                 result.pad = pad;
                 let r = b.op(op.mnemonic, &operands, result, 2);

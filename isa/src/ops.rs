@@ -52,6 +52,13 @@ impl ElementOp {
     }
 }
 
+/// A same-shape unary elementwise operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum UnaryOp {
+    /// `e^x`, computed in binary64 and rounded once (docs/isa.md §9 decision 6).
+    Exp,
+}
+
 /// A left-fold reduction along an axis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Reduction {
@@ -74,8 +81,8 @@ pub enum OpKind {
     Expand(Axis, Option<ElementOp>),
     /// Same-shape binary elementwise op.
     Binary(ElementOp),
-    /// Same-shape unary elementwise op (TEXP).
-    Exp,
+    /// Same-shape unary elementwise op.
+    Unary(UnaryOp),
 }
 
 /// The role of one B.IOT source, in contract order.
@@ -157,6 +164,7 @@ use ElementOp as E;
 use Engine::{Sfu, Vec as VecEngine};
 use OperandRole::*;
 use Reduction as R;
+use UnaryOp as U;
 
 const SRC: &[OperandRole] = &[Src];
 const BCAST: &[OperandRole] = &[Bcast];
@@ -210,7 +218,7 @@ catalogue! {
     "TDIV": 0/3, idx 3, Sfu, OpKind::Binary(E::Div), &[Numerator, Denominator], ARITHMETIC, SameAsSource;
     "TMAX": 0/11, idx 10, VecEngine, OpKind::Binary(E::Max), LEFT_RIGHT, ARITHMETIC, SameAsSource;
     "TMIN": 0/12, idx 11, VecEngine, OpKind::Binary(E::Min), LEFT_RIGHT, ARITHMETIC, SameAsSource;
-    "TEXP": 0/18, idx 16, Sfu, OpKind::Exp, SRC, FLOATS, SameAsSource;
+    "TEXP": 0/18, idx 16, Sfu, OpKind::Unary(U::Exp), SRC, FLOATS, SameAsSource;
 }
 
 /// The catalogue row with this (case-insensitive) mnemonic.

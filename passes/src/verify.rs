@@ -380,7 +380,7 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
                 report(None, v);
             }
         }
-        OpKind::Exp => {
+        OpKind::Unary(_) => {
             if let Some(v) = full_shape(&src_ty, &res_ty, res_ty.dtype, first_role) {
                 report(None, v);
             }

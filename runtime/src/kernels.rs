@@ -14,7 +14,7 @@ use crate::numerics::lane::{lane_fn, with_lane, Lane, LaneVisitor};
 use crate::numerics::minmax::Pick;
 use crate::numerics::reduce::fold;
 use crate::numerics::{exp, Flags};
-use ptoc_isa::{Axis, DataType, ElementOp, OpKind, Reduction};
+use ptoc_isa::{Axis, DataType, ElementOp, OpKind, Reduction, UnaryOp};
 use std::mem::MaybeUninit;
 
 /// A read-only row-major view of a tile's elements, at whatever width they are stored.
@@ -133,7 +133,7 @@ pub fn first_zero_divisor(job: &Job) -> Result<Option<(usize, usize)>, KernelErr
     let op = match job.kind {
         OpKind::Binary(ElementOp::Div) => None,
         OpKind::Expand(axis, Some(ElementOp::Div)) => Some(axis),
-        OpKind::Binary(_) | OpKind::Expand(..) | OpKind::Reduce(..) | OpKind::Exp => {
+        OpKind::Binary(_) | OpKind::Expand(..) | OpKind::Reduce(..) | OpKind::Unary(_) => {
             return Ok(None)
         }
     };
@@ -203,7 +203,7 @@ impl LaneVisitor for LaneJob<'_, '_> {
         };
         let (src, dst) = (job.src_type, job.dst_type);
         match job.kind {
-            OpKind::Exp => {
+            OpKind::Unary(UnaryOp::Exp) => {
                 let fmt = format_of(src).ok_or(unsupported)?;
                 map_unary(job, |a: L::Carrier| {
                     let (v, flags) = exp::exp(fmt, a.bits());
@@ -637,7 +637,7 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
                 let brow = self.b.row(0, self.len)?;
                 out.write_rows(domain, a, |s| s.iter().zip(brow).map(|(&y, &x)| f(y, x)))
             }
-            OpKind::Binary(_) | OpKind::Reduce(..) | OpKind::Exp => {
+            OpKind::Binary(_) | OpKind::Reduce(..) | OpKind::Unary(_) => {
                 let b = self.b.whole(domain)?;
                 out.write_rows(domain, a.zip(b), |(s, t)| {
                     s.iter().zip(t).map(|(&y, &x)| f(y, x))
@@ -691,7 +691,7 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
                 let (row, _) = self.b.elements.get(..cols)?.as_chunks::<N>();
                 out.write_blocks(rows, ColBlocks { a, row }, f)
             }
-            OpKind::Binary(_) | OpKind::Reduce(..) | OpKind::Exp => {
+            OpKind::Binary(_) | OpKind::Reduce(..) | OpKind::Unary(_) => {
                 let b = self
                     .b
                     .elements
@@ -708,7 +708,7 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
         match self.kind {
             OpKind::Expand(Axis::Row, _) => (self.rows, 1),
             OpKind::Expand(Axis::Col, _) => (self.rows.min(1), self.len),
-            OpKind::Binary(_) | OpKind::Reduce(..) | OpKind::Exp => (self.rows, self.len),
+            OpKind::Binary(_) | OpKind::Reduce(..) | OpKind::Unary(_) => (self.rows, self.len),
         }
     }
 
@@ -892,7 +892,9 @@ mod tests {
             let b_at = |r: usize, c: usize| match kind {
                 OpKind::Expand(Axis::Row, _) => full_b.get(r),
                 OpKind::Expand(Axis::Col, _) => full_b.get(c),
-                OpKind::Binary(_) | OpKind::Reduce(..) | OpKind::Exp => full_b.get(r * cols + c),
+                OpKind::Binary(_) | OpKind::Reduce(..) | OpKind::Unary(_) => {
+                    full_b.get(r * cols + c)
+                }
             };
             let pairs = (0..rows).flat_map(|r| (0..cols).map(move |c| (r, c)));
             let pair_flags = pairs

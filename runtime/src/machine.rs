@@ -383,7 +383,7 @@ impl Machine {
             OpKind::Binary(ElementOp::Div) if src_type.is_integer() => {
                 self.check_divisors(op, src_type, dims, sources)?;
             }
-            OpKind::Binary(_) | OpKind::Exp => {}
+            OpKind::Binary(_) | OpKind::Unary(_) => {}
         }
         Ok(())
     }
@@ -424,7 +424,7 @@ impl Machine {
         let domain = match op.kind {
             // TDIV: the denominator's own valid rectangle.
             OpKind::Binary(_) => (divisor.valid_rows as usize, divisor.valid_cols as usize),
-            OpKind::Expand(..) | OpKind::Reduce(..) | OpKind::Exp => {
+            OpKind::Expand(..) | OpKind::Reduce(..) | OpKind::Unary(_) => {
                 (dims.valid_rows as usize, dims.valid_cols as usize)
             }
         };
@@ -461,7 +461,7 @@ impl Machine {
     ) -> Checked<Destination> {
         let out = match op.kind {
             OpKind::Reduce(axis, _) => axis.vector(dims),
-            OpKind::Expand(..) | OpKind::Binary(_) | OpKind::Exp => dims,
+            OpKind::Expand(..) | OpKind::Binary(_) | OpKind::Unary(_) => dims,
         };
         let (cols, valid_rows, valid_cols) = (out.cols, out.valid_rows, out.valid_cols);
         let Some(rows) = size.derived_rows(cols, dst_type.bits()) else {

@@ -171,7 +171,7 @@ fn evaluate_op(op: &Op, operands: &[&Tile], result_ty: &TileType) -> Result<(Til
             }
             (vr, vc)
         }
-        OpKind::Binary(_) | OpKind::Exp => {
+        OpKind::Binary(_) | OpKind::Unary(_) => {
             if let Some(t) = operands.iter().find(|t| t.geometry() != result) {
                 return Err(format!(
                     "operand {t} does not match the result, {}",

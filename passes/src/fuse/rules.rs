@@ -21,7 +21,7 @@ use super::lang::{leaf_type, value_type, OpCode, TileAnalysis, TileGraph, TileNo
 use egg::{Applier, ConditionalApplier, Id, Pattern, PatternAst, Rewrite, Subst, Symbol, Var};
 use ptoc_ir::TileType;
 use ptoc_isa::dtype::EXPDIF_PAIRS;
-use ptoc_isa::{Axis, ElementOp, OpKind, PadValue, Reduction, TypeClass};
+use ptoc_isa::{Axis, ElementOp, OpKind, PadValue, Reduction, TypeClass, UnaryOp};
 use std::sync::OnceLock;
 
 pub type TileRewrite = Rewrite<TileNode, TileAnalysis>;
@@ -188,7 +188,7 @@ fn conditional(
 /// exp's result type and the source type are one of EXPDIF's same-type pairs (FP16, BF16, FP32),
 /// with equal geometry. Whether a sub with other users is worth fusing is the extractor's choice.
 fn expand_sub_into_exp(axis: Axis) -> Option<TileRewrite> {
-    let exp = OpCode::of_kind(OpKind::Exp)?;
+    let exp = OpCode::of_kind(OpKind::Unary(UnaryOp::Exp))?;
     let sub = OpCode::of_kind(OpKind::Expand(axis, Some(ElementOp::Sub)))?;
     let fused = OpCode::of_kind(OpKind::Expand(axis, Some(ElementOp::ExpDif)))?;
     let lhs = format!("({} ({} ?a ?b ?ts) ?t)", exp.name(), sub.name());
@@ -207,7 +207,7 @@ fn expand_sub_into_exp(axis: Axis) -> Option<TileRewrite> {
 /// Exact: the composition of `row-expand-into-sub` and `row-expand-sub-into-exp`, under both
 /// rules' conditions. It lets a softmax saturate one iteration earlier.
 fn broadcast_sub_into_exp(axis: Axis) -> Option<TileRewrite> {
-    let exp = OpCode::of_kind(OpKind::Exp)?;
+    let exp = OpCode::of_kind(OpKind::Unary(UnaryOp::Exp))?;
     let sub = OpCode::of_kind(OpKind::Binary(ElementOp::Sub))?;
     let copy = OpCode::of_kind(OpKind::Expand(axis, None))?;
     let fused = OpCode::of_kind(OpKind::Expand(axis, Some(ElementOp::ExpDif)))?;

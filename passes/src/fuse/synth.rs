@@ -39,7 +39,7 @@ pub fn kernel(ops: usize) -> Function {
     };
     use Axis::{Col, Row};
     use ElementOp as E;
-    use OpKind::{Binary, Exp, Expand, Reduce};
+    use OpKind::{Binary, Expand, Reduce, Unary};
     'blocks: loop {
         macro_rules! op {
             ($kind:expr, [$($o:expr),*], $ty:expr) => {
@@ -52,7 +52,7 @@ pub fn kernel(ops: usize) -> Function {
         let m = op!(Reduce(Row, Reduction::Max), [x], row);
         let em = op!(Expand(Row, None), [m], full);
         let d = op!(Binary(E::Sub), [x, em], full);
-        let e = op!(Exp, [d], full);
+        let e = op!(Unary(ptoc_isa::UnaryOp::Exp), [d], full);
         let s = op!(Reduce(Row, Reduction::Sum), [e], row);
         let es = op!(Expand(Row, None), [s], full);
         let r = op!(Binary(E::Div), [e, es], full);

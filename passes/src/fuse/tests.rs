@@ -823,7 +823,7 @@ mod random {
                         }
                     }
                 }
-                OpKind::Exp => unreachable!("not generated"),
+                OpKind::Unary(_) => unreachable!("not generated"),
             }
             vals[op.result.0 as usize] = out;
         }
