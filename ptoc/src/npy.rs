@@ -25,14 +25,58 @@ fn numpy_kind(dtype: DataType) -> (TypeChar, usize) {
 /// dict literal, and a longer one is refused before it is parsed.
 const MAX_HEADER_BYTES: usize = 10_000;
 
-/// The deepest bracket nesting a header may have. A real one nests two or three levels (a
-/// structured dtype's list of tuples); the literal parser recurses once per level.
-const MAX_HEADER_NESTING: usize = 16;
+/// The deepest bracket nesting a header may have. A plain-dtype header nests two levels (the
+/// dict and its shape tuple); structured dtypes, which are no tile data, nest deeper. The literal
+/// parser behind `npyz` backtracks exponentially on unclosed brackets, so the header must also
+/// balance before it is handed over.
+const MAX_HEADER_NESTING: usize = 4;
+
+/// Brackets outside quoted strings balance and nest at most [`MAX_HEADER_NESTING`] deep.
+fn check_header_brackets(header: &[u8]) -> Result<(), String> {
+    let mut open = Vec::new();
+    let mut quote = None;
+    let mut bytes = header.iter();
+    while let Some(&b) = bytes.next() {
+        match (quote, b) {
+            (Some(_), b'\\') => {
+                bytes.next();
+            }
+            (Some(q), _) if b == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'\'' | b'"') => quote = Some(b),
+            (None, b'(' | b'[' | b'{') => {
+                open.push(b);
+                if open.len() > MAX_HEADER_NESTING {
+                    return Err(format!(
+                        "the header nests deeper than {MAX_HEADER_NESTING} levels; a .npy header of \
+                         tile data is a flat dict"
+                    ));
+                }
+            }
+            (None, b')' | b']' | b'}') => {
+                let opener = match b {
+                    b')' => b'(',
+                    b']' => b'[',
+                    _ => b'{',
+                };
+                if open.pop() != Some(opener) {
+                    return Err("the header's brackets do not balance".into());
+                }
+            }
+            (None, _) => {}
+        }
+    }
+    if open.is_empty() && quote.is_none() {
+        Ok(())
+    } else {
+        Err("the header's brackets or quotes are not closed".into())
+    }
+}
 
 /// The byte offset of the array data, after checking the preamble against the file's length:
 /// magic, a version numpy defines (1.0, 2.0, 3.0), a header length that fits both the file and
-/// [`MAX_HEADER_BYTES`], and a header that nests no deeper than [`MAX_HEADER_NESTING`]. Nothing
-/// is allocated from what the file claims.
+/// [`MAX_HEADER_BYTES`], and a header whose brackets balance within [`MAX_HEADER_NESTING`]
+/// levels. Nothing is allocated from what the file claims.
 fn data_offset(bytes: &[u8]) -> Result<usize, String> {
     if !bytes.starts_with(b"\x93NUMPY") || bytes.len() < 8 {
         return Err("not a .npy file: it does not start with the \\x93NUMPY magic".into());
@@ -67,19 +111,7 @@ fn data_offset(bytes: &[u8]) -> Result<usize, String> {
             bytes.len() - header_start
         ));
     };
-    let mut depth = 0usize;
-    for &b in header {
-        match b {
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        if depth > MAX_HEADER_NESTING {
-            return Err(format!(
-                "the header nests deeper than {MAX_HEADER_NESTING} levels; a .npy header is a flat dict"
-            ));
-        }
-    }
+    check_header_brackets(header)?;
     Ok(header_start + declared)
 }
 
@@ -317,7 +349,8 @@ mod tests {
             "]".repeat(20)
         );
         let object = "{'descr': '|O', 'fortran_order': False, 'shape': (2, 2), }";
-        let cases: [(Vec<u8>, &str); 10] = [
+        let unclosed = "{'descr': '<f4', {{{{{{{{{{{{M";
+        let cases: [(Vec<u8>, &str); 12] = [
             (
                 huge,
                 "the header declares 4294967280 bytes; numpy refuses headers over 10000",
@@ -337,7 +370,13 @@ mod tests {
                 [good.clone(), vec![0]].concat(),
                 "too long: the [2, 2] '<f4' array is 16 bytes of data, the file holds 17",
             ),
-            (npy(1, &nested, &data), "nests deeper than 16 levels"),
+            (npy(1, &nested, &data), "nests deeper than 4 levels"),
+            // Twelve unclosed braces took the literal parser 16 s (found by the npy_input fuzzer).
+            (npy(1, unclosed, &data), "nests deeper than 4 levels"),
+            (
+                npy(1, &header.replace("(2, 2)", "(2, 2]"), &data),
+                "do not balance",
+            ),
             (
                 npy(1, object, &[0; 32]),
                 "an object array (pickled Python objects) is not tile data",
