@@ -6,7 +6,8 @@ use proptest::prelude::*;
 use ptoc::exec::verify_kernel;
 use ptoc::{Driver, Options};
 use ptoc_isa::dtype::{A9, ARITHMETIC, EXPDIF_SOURCES};
-use ptoc_isa::DataType;
+use ptoc_isa::ops::CATALOGUE;
+use ptoc_isa::{DataType, OpKind};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -66,7 +67,6 @@ fn random_kernel(seed: u64) -> String {
             from[rng.gen_range(0..from.len())].clone()
         };
         let ((x, xt), (y, yt)) = (pick(&mut rng, &fulls), pick(&mut rng, &fulls));
-        let is_float = dtype.is_float();
         match rng.gen_range(0..8) {
             0 => {
                 let op = ["tadd", "tsub", "tmul", "tdiv", "tmax", "tmin"][rng.gen_range(0..6)];
@@ -136,9 +136,16 @@ fn random_kernel(seed: u64) -> String {
                 ));
                 extra_results.push((v, ty));
             }
-            7 if is_float => {
+            7 => {
+                // Any unary op of the catalogue that takes this type.
+                let unary: Vec<String> = CATALOGUE
+                    .iter()
+                    .filter(|op| matches!(op.kind, OpKind::Unary(_)) && op.accepts(dtype))
+                    .map(|op| op.mlir_name())
+                    .collect();
+                let op = &unary[rng.gen_range(0..unary.len())];
                 let ty = full_pad(&mut rng);
-                body.push(format!("{v} = \"pto.texp\"({x}) : ({xt}) -> {ty}"));
+                body.push(format!("{v} = \"{op}\"({x}) : ({xt}) -> {ty}"));
                 fulls.push((v, ty));
             }
             _ => {

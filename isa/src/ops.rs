@@ -57,6 +57,20 @@ impl ElementOp {
 pub enum UnaryOp {
     /// `e^x`, computed in binary64 and rounded once (docs/isa.md §9 decision 6).
     Exp,
+    /// `|x|`: a float's sign bit cleared; integers modulo the width.
+    Abs,
+    /// `-x`: a float's sign bit flipped; integers `0 - x` modulo the width.
+    Neg,
+    /// `max(x, 0)` with negatives and both zeros to +0, NaNs to the canonical NaN.
+    Relu,
+    /// Correctly rounded square root.
+    Sqrt,
+    /// Correctly rounded `1/x`.
+    Recip,
+    /// Correctly rounded `1/sqrt(x)` (one rounding).
+    Rsqrt,
+    /// Natural logarithm, computed like EXP.
+    Log,
 }
 
 /// A left-fold reduction along an axis.
@@ -219,6 +233,13 @@ catalogue! {
     "TMAX": 0/11, idx 10, VecEngine, OpKind::Binary(E::Max), LEFT_RIGHT, ARITHMETIC, SameAsSource;
     "TMIN": 0/12, idx 11, VecEngine, OpKind::Binary(E::Min), LEFT_RIGHT, ARITHMETIC, SameAsSource;
     "TEXP": 0/18, idx 16, Sfu, OpKind::Unary(U::Exp), SRC, FLOATS, SameAsSource;
+    "TABS": 0/15, idx 13, VecEngine, OpKind::Unary(U::Abs), SRC, ARITHMETIC, SameAsSource;
+    "TNEG": 0/17, idx 15, VecEngine, OpKind::Unary(U::Neg), SRC, ARITHMETIC, SameAsSource;
+    "TRELU": 0/23, idx 21, VecEngine, OpKind::Unary(U::Relu), SRC, ARITHMETIC, SameAsSource;
+    "TSQRT": 0/21, idx 19, Sfu, OpKind::Unary(U::Sqrt), SRC, FLOATS, SameAsSource;
+    "TRECIP": 0/20, idx 18, Sfu, OpKind::Unary(U::Recip), SRC, FLOATS, SameAsSource;
+    "TRSQRT": 0/22, idx 20, Sfu, OpKind::Unary(U::Rsqrt), SRC, FLOATS, SameAsSource;
+    "TLOG": 0/19, idx 17, Sfu, OpKind::Unary(U::Log), SRC, FLOATS, SameAsSource;
 }
 
 /// The catalogue row with this (case-insensitive) mnemonic.
@@ -267,7 +288,7 @@ mod tests {
     fn catalogue_is_complete_and_consistent() {
         let reduce_expand = CATALOGUE.iter().filter(|o| o.mode == 2).count();
         assert_eq!(reduce_expand, 28);
-        assert_eq!(CATALOGUE.len(), 35);
+        assert_eq!(CATALOGUE.len(), 42);
         let mut selectors = HashSet::new();
         let mut names = HashSet::new();
         for op in CATALOGUE {
@@ -288,6 +309,13 @@ mod tests {
             ("TMAX", 0x00B, 10),
             ("TEXP", 0x012, 16),
             ("TDIV", 0x003, 3),
+            ("TABS", 0x00F, 13),
+            ("TNEG", 0x011, 15),
+            ("TLOG", 0x013, 17),
+            ("TRECIP", 0x014, 18),
+            ("TSQRT", 0x015, 19),
+            ("TRSQRT", 0x016, 20),
+            ("TRELU", 0x017, 21),
         ];
         for (mn, sel, idx) in expect {
             let op = by_mnemonic(mn).unwrap();

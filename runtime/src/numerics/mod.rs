@@ -15,8 +15,9 @@ pub mod lane;
 pub mod minmax;
 pub mod reduce;
 pub mod round;
+pub mod unary;
 
-use ptoc_isa::{DataType, ElementOp};
+use ptoc_isa::{DataType, ElementOp, TypeClass, UnaryOp};
 
 /// Sticky numeric status flags, `CORE_STATE[36:32]` (docs/isa.md §5.4).
 pub type Flags = u8;
@@ -61,6 +62,35 @@ pub fn expdif(src: DataType, dst: DataType, a: u64, b: u64) -> Option<(u64, Flag
 /// TEXP on one element; `None` for non-float types.
 pub fn exp(dtype: DataType, a: u64) -> Option<(u64, Flags)> {
     Some(exp::exp(format::format_of(dtype)?, a))
+}
+
+/// One unary element operation; `None` when the op is not defined on the type (the float-only
+/// ops on an integer, any op on a non-arithmetic type).
+pub fn unary(op: UnaryOp, dtype: DataType, a: u64) -> Option<(u64, Flags)> {
+    if let Some(fmt) = format::format_of(dtype) {
+        return Some(match op {
+            UnaryOp::Exp => exp::exp(fmt, a),
+            UnaryOp::Abs => unary::float_abs(fmt, a),
+            UnaryOp::Neg => unary::float_neg(fmt, a),
+            UnaryOp::Relu => unary::float_relu(fmt, a),
+            UnaryOp::Sqrt => unary::sqrt(fmt, a),
+            UnaryOp::Recip => unary::recip(fmt, a),
+            UnaryOp::Rsqrt => unary::rsqrt(fmt, a),
+            UnaryOp::Log => unary::log(fmt, a),
+        });
+    }
+    let signed = match dtype.class() {
+        TypeClass::Signed => true,
+        TypeClass::Unsigned => false,
+        TypeClass::Float | TypeClass::Other => return None,
+    };
+    let bits = dtype.bits();
+    match op {
+        UnaryOp::Abs => Some((unary::int_abs(signed, bits, a), 0)),
+        UnaryOp::Neg => Some((unary::int_neg(bits, a), 0)),
+        UnaryOp::Relu => Some((unary::int_relu(signed, bits, a), 0)),
+        UnaryOp::Exp | UnaryOp::Sqrt | UnaryOp::Recip | UnaryOp::Rsqrt | UnaryOp::Log => None,
+    }
 }
 
 /// Whether an element is a valid encoding of its type (TF32/HF32 low bits zero, docs/isa.md §1.8).
