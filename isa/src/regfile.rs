@@ -22,6 +22,24 @@ impl Default for RegisterFile {
     }
 }
 
+/// A tile that would take the core past its capacity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CapacityExceeded {
+    /// The capacity allocated tiles would take with it.
+    pub need: u64,
+}
+
+impl std::fmt::Display for CapacityExceeded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "core tile capacity exceeded: {} > {} bytes",
+            self.need,
+            RegisterFile::CAPACITY_BYTES
+        )
+    }
+}
+
 /// `allocate` of a register that already holds a tile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AlreadyAllocated(pub TileReg);
@@ -56,6 +74,17 @@ impl RegisterFile {
     /// Whether `bytes` more still fit the core's capacity.
     pub fn fits(&self, bytes: u64) -> bool {
         self.allocated_bytes + bytes <= Self::CAPACITY_BYTES
+    }
+
+    /// [`fits`](Self::fits), as an error saying by how much it does not.
+    pub fn check_room(&self, bytes: u64) -> Result<(), CapacityExceeded> {
+        if self.fits(bytes) {
+            Ok(())
+        } else {
+            Err(CapacityExceeded {
+                need: self.allocated_bytes + bytes,
+            })
+        }
     }
 
     /// The register the renaming rule gives the next destination of `hand`: the lowest-numbered

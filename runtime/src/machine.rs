@@ -149,12 +149,8 @@ impl Machine {
             ));
         }
         let footprint = RegisterFile::footprint(size, mask);
-        if !self.file.fits(footprint) {
-            return err(format!(
-                "core capacity exceeded ({} of {} bytes)",
-                self.file.allocated_bytes() + footprint,
-                RegisterFile::CAPACITY_BYTES
-            ));
+        if let Err(e) = self.file.check_room(footprint) {
+            return err(e.to_string());
         }
         tile.size_code = Some(size);
         // Only the element width is significant (docs/isa.md §1.7): drop anything above it.
@@ -474,13 +470,9 @@ impl Machine {
             return allocation(format!("no free register in hand {}", hand.letter()));
         };
         let footprint = RegisterFile::footprint(size, mask);
-        if !self.file.fits(footprint) {
-            return allocation(format!(
-                "core tile capacity exceeded: {} > {} bytes",
-                self.file.allocated_bytes() + footprint,
-                RegisterFile::CAPACITY_BYTES
-            ));
-        }
+        self.file
+            .check_room(footprint)
+            .or_else(|e| allocation(e.to_string()))?;
         let capacity_elems = size.bytes() as u64 * 8 / dst_type.bits() as u64;
         if valid_rows > rows
             || valid_cols > cols
