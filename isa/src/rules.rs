@@ -65,22 +65,26 @@ impl Axis {
 }
 
 impl ResultKind {
-    /// The result DataTypes the op's legality rule admits for a `src` source.
-    pub fn legal_results(self, src: DataType) -> Vec<DataType> {
-        match self {
-            ResultKind::SameAsSource | ResultKind::Reduced | ResultKind::Broadcast => vec![src],
-            ResultKind::Index => ARG_RESULTS.to_vec(),
-            ResultKind::ExpDif => EXPDIF_PAIRS
-                .iter()
-                .filter(|(s, _)| *s == src)
-                .map(|&(_, d)| d)
-                .collect(),
-        }
+    /// The result DataTypes the op's legality rule admits for a `src` source (no allocation: the
+    /// interpreter asks once per bundle).
+    pub fn legal_results(self, src: DataType) -> impl Iterator<Item = DataType> {
+        let (same, listed, expdif): (Option<DataType>, &'static [DataType], bool) = match self {
+            ResultKind::SameAsSource | ResultKind::Reduced | ResultKind::Broadcast => {
+                (Some(src), &[], false)
+            }
+            ResultKind::Index => (None, ARG_RESULTS, false),
+            ResultKind::ExpDif => (None, &[], true),
+        };
+        let pairs = EXPDIF_PAIRS
+            .iter()
+            .filter(move |(s, _)| expdif && *s == src)
+            .map(|&(_, d)| d);
+        same.into_iter().chain(listed.iter().copied()).chain(pairs)
     }
 
     /// Does the legality rule admit a `dst` result from a `src` source?
     pub fn admits(self, src: DataType, dst: DataType) -> bool {
-        self.legal_results(src).contains(&dst)
+        self.legal_results(src).any(|t| t == dst)
     }
 
     /// The DataType the encoded op writes when the program asks for `requested`: EXPDIF writes
@@ -132,10 +136,11 @@ mod tests {
     #[test]
     fn result_types() {
         use DataType::*;
-        assert_eq!(ResultKind::Reduced.legal_results(FP16), [FP16]);
-        assert_eq!(ResultKind::Index.legal_results(FP16), [U32, S32]);
-        assert_eq!(ResultKind::ExpDif.legal_results(BF16), [BF16, FP32]);
-        assert!(ResultKind::ExpDif.legal_results(S8).is_empty());
+        let legal = |k: ResultKind, t| k.legal_results(t).collect::<Vec<_>>();
+        assert_eq!(legal(ResultKind::Reduced, FP16), [FP16]);
+        assert_eq!(legal(ResultKind::Index, FP16), [U32, S32]);
+        assert_eq!(legal(ResultKind::ExpDif, BF16), [BF16, FP32]);
+        assert!(legal(ResultKind::ExpDif, S8).is_empty());
         assert!(ResultKind::ExpDif.admits(FP16, FP32) && !ResultKind::ExpDif.admits(FP32, FP16));
         assert_eq!(ResultKind::Index.encoded(FP32, S32), U32);
         assert_eq!(ResultKind::ExpDif.encoded(FP16, FP32), FP32);

@@ -280,7 +280,7 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
         }
     }
     let res_ty = *func.ty(op.result);
-    let legal_results = info.result.legal_results(src_ty.dtype);
+    let legal_results: Vec<DataType> = info.result.legal_results(src_ty.dtype).collect();
     if !legal_results.contains(&res_ty.dtype) {
         let names: Vec<&str> = legal_results.iter().map(|t| t.name()).collect();
         let violation = match info.result {
