@@ -21,6 +21,7 @@ use super::lang::{leaf_type, value_type, OpCode, TileAnalysis, TileGraph, TileNo
 use egg::{Applier, ConditionalApplier, Id, Pattern, PatternAst, Rewrite, Subst, Symbol, Var};
 use ptoc_ir::TileType;
 use ptoc_isa::dtype::EXPDIF_PAIRS;
+use ptoc_isa::ops::CATALOGUE;
 use ptoc_isa::{Axis, ElementOp, OpKind, PadValue, Reduction, TypeClass, UnaryOp};
 use std::sync::OnceLock;
 
@@ -65,7 +66,13 @@ fn build_rules() -> Vec<TileRewrite> {
         rules.extend(expand_sub_into_exp(axis));
         rules.extend(broadcast_sub_into_exp(axis));
         for op in BINARY {
-            rules.extend(expand_once(axis, op));
+            rules.extend(expand_once(axis, OpKind::Binary(op)));
+        }
+        // Every unary op of the table: each is elementwise, so computing it before the copy is exact.
+        for info in CATALOGUE {
+            if let OpKind::Unary(_) = info.kind {
+                rules.extend(expand_once(axis, info.kind));
+            }
         }
         for red in [Reduction::Max, Reduction::Min] {
             rules.extend(reduce_of_expand(axis, red));
@@ -244,38 +251,47 @@ fn broadcast_sub_into_exp(axis: Axis) -> Option<TileRewrite> {
     )
 }
 
-/// `tOP(trowexpand(b), trowexpand(c))` → `trowexpand(tOP(b, c))`; columns likewise.
+/// `tOP(trowexpand(b), trowexpand(c))` → `trowexpand(tOP(b, c))` and, for a unary op,
+/// `tU(trowexpand(b))` → `trowexpand(tU(b))`; columns likewise.
 ///
-/// Exact: element `[r,c]` of both sides is `b[r,0] OP c[r,0]` under the same element rule; the
-/// left side merely computes it once per column. Flags are a sticky OR, so computing an element
-/// once or VC times raises the same flags; integer DIV faults on a zero `c[r,0]` in both (TDIV
-/// checks the whole expanded denominator, the small TDIV checks `c`'s valid rectangle, which holds
-/// the same elements). Conditions: `b` and `c` have identical type and geometry (the binary schema
-/// requires it of the new small op), both expands and the result have the same full shape, `b`
-/// fits as a broadcast and the op accepts the type. The new intermediate has `b`'s geometry and
-/// Null pad; the expand takes the original result type (its pad included).
-fn expand_once(axis: Axis, op: ElementOp) -> Option<TileRewrite> {
-    let binary = OpCode::of_kind(OpKind::Binary(op))?;
+/// Exact: element `[r,c]` of both sides is `b[r,0] OP c[r,0]` (or `U(b[r,0])`) under the same
+/// element rule; the left side merely computes it once per column. Flags are a sticky OR, so
+/// computing an element once or VC times raises the same flags; integer DIV faults on a zero
+/// `c[r,0]` in both (TDIV checks the whole expanded denominator, the small TDIV checks `c`'s valid
+/// rectangle, which holds the same elements); a unary op rejects an invalid TF32/HF32 encoding of
+/// `b` in both, since the copy expand copies it unchanged. Conditions: the sources have identical
+/// type and geometry (the op's schema requires it of the new small op), every expand and the
+/// result have the same full shape, `b` fits as a broadcast and the op accepts the type. The new
+/// intermediate has `b`'s geometry and Null pad; the expand takes the original result type (its
+/// pad included).
+fn expand_once(axis: Axis, kind: OpKind) -> Option<TileRewrite> {
+    let op = OpCode::of_kind(kind)?;
     let copy = OpCode::of_kind(OpKind::Expand(axis, None))?;
-    let lhs: Pattern<TileNode> = format!(
-        "({b} ({c} ?b ?tb) ({c} ?c ?tc) ?t)",
-        b = binary.name(),
-        c = copy.name()
-    )
-    .parse()
-    .ok()?;
+    let names: &[(&str, &str)] = match kind {
+        OpKind::Binary(_) => &[("?b", "?tb"), ("?c", "?tc")],
+        OpKind::Unary(_) => &[("?b", "?tb")],
+        OpKind::Expand(..) | OpKind::Reduce(..) => return None,
+    };
+    let expands: Vec<String> = names
+        .iter()
+        .map(|(v, t)| format!("({} {v} {t})", copy.name()))
+        .collect();
+    let lhs: Pattern<TileNode> = format!("({} {} ?t)", op.name(), expands.join(" "))
+        .parse()
+        .ok()?;
     let applier = ExpandOnce {
         axis,
-        binary,
+        op,
         copy,
-        b: var("?b"),
-        c: var("?c"),
-        tb: var("?tb"),
-        tc: var("?tc"),
+        sources: names.iter().map(|(v, t)| (var(v), var(t))).collect(),
         t: var("?t"),
     };
+    let name = match kind {
+        OpKind::Binary(e) => op_name(e),
+        _ => op.name(),
+    };
     Rewrite::new(
-        format!("{}-expand-once-{}", axis_name(axis), op_name(op)),
+        format!("{}-expand-once-{name}", axis_name(axis)),
         lhs,
         applier,
     )
@@ -285,12 +301,10 @@ fn expand_once(axis: Axis, op: ElementOp) -> Option<TileRewrite> {
 /// The applier of [`expand_once`]: it builds the small op's result type, which no pattern can.
 struct ExpandOnce {
     axis: Axis,
-    binary: OpCode,
+    op: OpCode,
     copy: OpCode,
-    b: Var,
-    c: Var,
-    tb: Var,
-    tc: Var,
+    /// Each source's broadcast vector and the type of its expand.
+    sources: Vec<(Var, Var)>,
     t: Var,
 }
 
@@ -303,26 +317,29 @@ impl Applier<TileNode, TileAnalysis> for ExpandOnce {
         _searcher_ast: Option<&PatternAst<TileNode>>,
         _rule_name: Symbol,
     ) -> Vec<Id> {
-        let (Some(bv), Some(cv), Some(tb), Some(tc), Some(t)) = (
-            value_type(g, s[self.b]),
-            value_type(g, s[self.c]),
-            leaf_type(g, s[self.tb]),
-            leaf_type(g, s[self.tc]),
-            leaf_type(g, s[self.t]),
-        ) else {
+        let Some(t) = leaf_type(g, s[self.t]) else {
             return vec![];
         };
-        let fits = same_shape(&bv, &cv)
-            && same_shape(&tb, &t)
-            && same_shape(&tc, &t)
-            && broadcast_fits(self.axis, &bv, &t)
-            && self.binary.info().accepts(bv.dtype);
+        let mut vectors = Vec::with_capacity(self.sources.len());
+        for &(v, tv) in &self.sources {
+            match (value_type(g, s[v]), leaf_type(g, s[tv])) {
+                (Some(vector), Some(expanded)) if same_shape(&expanded, &t) => vectors.push(vector),
+                _ => return vec![],
+            }
+        }
+        let Some(first) = vectors.first().copied() else {
+            return vec![];
+        };
+        let fits = vectors.iter().all(|v| same_shape(v, &first))
+            && broadcast_fits(self.axis, &first, &t)
+            && self.op.info().accepts(first.dtype);
         if !fits {
             return vec![];
         }
-        let small_ty = g.analysis.intern(bv.with_pad(PadValue::Null));
+        let small_ty = g.analysis.intern(first.with_pad(PadValue::Null));
         let leaf = g.add(TileNode::Type(small_ty));
-        let Some(small) = TileNode::op(self.binary, &[s[self.b], s[self.c]], leaf) else {
+        let ids: Vec<Id> = self.sources.iter().map(|&(v, _)| s[v]).collect();
+        let Some(small) = TileNode::op(self.op, &ids, leaf) else {
             return vec![];
         };
         let small = g.add(small);
@@ -338,7 +355,8 @@ impl Applier<TileNode, TileAnalysis> for ExpandOnce {
     }
 
     fn vars(&self) -> Vec<Var> {
-        vec![self.b, self.c, self.tb, self.tc, self.t]
+        let sources = self.sources.iter().flat_map(|&(v, t)| [v, t]);
+        sources.chain([self.t]).collect()
     }
 }
 

@@ -655,8 +655,8 @@ fn synthetic_kernels_shrink_and_keep_their_interface() {
 
 #[test]
 fn every_rule_is_built() {
-    // 2 axes × (6 right + 4 left + 2 expdif + 6 expand-once + 2 reductions).
-    assert_eq!(rules::rules().len(), 2 * (6 + 4 + 2 + 6 + 2));
+    // 2 axes × (6 right + 4 left + 2 expdif + 6 binary and 8 unary expand-once + 2 reductions).
+    assert_eq!(rules::rules().len(), 2 * (6 + 4 + 2 + 6 + 8 + 2));
 }
 
 /// Random integer kernels over 4x8 tiles, their 4x1 row and 1x8 column vectors.
