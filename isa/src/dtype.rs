@@ -211,15 +211,7 @@ impl DataType {
 
     /// The typed one (`TileFloatingUnaryOneEncoding`; integers: 1): the start of a PROD fold.
     pub fn one(self) -> u64 {
-        match self {
-            DataType::FP64 => 0x3FF0_0000_0000_0000,
-            DataType::FP32 | DataType::TF32 | DataType::HF32 => 0x3F80_0000,
-            DataType::FP16 => 0x3C00,
-            DataType::BF16 => 0x3F80,
-            DataType::E4M3 => 0x38,
-            DataType::E5M2 => 0x3C,
-            _ => 1,
-        }
+        self.float_format().map_or(1, Format::one)
     }
 
     /// The bit pattern a pad value writes into padding cells; `None` for Null (undefined cells).
@@ -327,6 +319,27 @@ mod tests {
             assert_eq!(DataType::from_code(reserved), None, "code {reserved}");
         }
         assert_eq!(ARITHMETIC.len(), 16);
+    }
+
+    /// The typed ones of `TileFloatingUnaryOneEncoding` (`asl/tile/model/execution/unary.asl`),
+    /// now derived from the float format table.
+    #[test]
+    fn typed_ones_are_the_spec_encodings() {
+        let ones = [
+            (DataType::FP64, 0x3FF0_0000_0000_0000),
+            (DataType::FP32, 0x3F80_0000),
+            (DataType::TF32, 0x3F80_0000),
+            (DataType::HF32, 0x3F80_0000),
+            (DataType::FP16, 0x3C00),
+            (DataType::BF16, 0x3F80),
+            (DataType::E4M3, 0x38),
+            (DataType::E5M2, 0x3C),
+            (DataType::S8, 1),
+            (DataType::U64, 1),
+        ];
+        for (dtype, one) in ones {
+            assert_eq!(dtype.one(), one, "{dtype}");
+        }
     }
 
     #[test]

@@ -129,6 +129,11 @@ impl Format {
         ((negative as u64) << self.sign_shift()) | (body << self.low_zero_bits)
     }
 
+    /// The typed one (`TileFloatingUnaryOneEncoding`): `1.0` with the format's bias.
+    pub const fn one(&self) -> u64 {
+        self.pack(false, self.bias() as u64, 0)
+    }
+
     pub const fn zero(&self, negative: bool) -> u64 {
         self.pack(negative, 0, 0)
     }

@@ -9,11 +9,11 @@
 //! view is too small or stored at another width.
 
 use crate::elements::{Carrier, Elements};
-use crate::numerics;
 use crate::numerics::format::format_of;
 use crate::numerics::lane::{lane_fn, with_lane, Lane, LaneVisitor};
 use crate::numerics::minmax::Pick;
 use crate::numerics::reduce::fold;
+use crate::numerics::UnaryElement;
 use crate::numerics::{exp, Flags};
 use ptoc_isa::{Axis, DataType, ElementOp, OpKind, Reduction};
 use std::mem::MaybeUninit;
@@ -205,10 +205,9 @@ impl LaneVisitor for LaneJob<'_, '_> {
         let (src, dst) = (job.src_type, job.dst_type);
         match job.kind {
             OpKind::Unary(op) => {
-                // Whether an op is defined depends on the type alone, not the element.
-                numerics::unary(op, src, 0).ok_or(unsupported)?;
+                let element = UnaryElement::of(op, src).ok_or(unsupported)?;
                 map_unary(job, |a: L::Carrier| {
-                    let (v, flags) = numerics::unary(op, src, a.bits()).unwrap_or((0, 0));
+                    let (v, flags) = element.apply(a.bits());
                     (Carrier::from_bits(v), flags)
                 })
             }

@@ -261,10 +261,6 @@ impl Machine {
         })
     }
 
-    fn slot(&self, reg: TileReg) -> Option<&Tile> {
-        self.regs[reg.index() as usize].as_ref()
-    }
-
     fn try_commit(&mut self, block: &Block) -> Checked<()> {
         // 1. Only mask-0 bindings: success without effect.
         if block.bindings.is_empty() && block.saw_noop_binding {
@@ -385,7 +381,7 @@ impl Machine {
     }
 
     fn source(&self, reg: TileReg) -> Checked<&Tile> {
-        match self.slot(reg) {
+        match self.tile(reg) {
             Some(t) => Ok(t),
             None => legality(format!("source {reg} is not allocated")),
         }

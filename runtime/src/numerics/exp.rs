@@ -5,23 +5,18 @@
 //! platform libm `exp`. A finite nonzero input always raises NX (e^x is irrational there).
 //! EXPDIF: same-type pairs round SUB then EXP; mixed pairs widen exactly to FP32 first.
 
-use super::float_arith::sub;
+use super::float_arith::{nan_operand, sub};
 use super::format::{Class, Format, FP16, FP32, FP64};
 use super::round::{round_exact, round_f64, to_f64};
-use super::{Flags, NV, NX, OF, UF};
+use super::{Flags, NX, OF, UF};
 use ptoc_isa::profile::{ExpAccuracy, ExpDifRounding, PROFILE};
 use ptoc_isa::DataType;
-
-/// The typed one encoding of a format (docs/isa.md §5.1): `1.0` with the format's bias.
-fn one(fmt: &Format) -> u64 {
-    fmt.pack(false, fmt.bias() as u64, 0)
-}
 
 pub fn exp(fmt: &Format, a: u64) -> (u64, Flags) {
     let u = fmt.unpack(a);
     match u.class {
-        Class::Nan { signaling } => (fmt.canonical_nan, if signaling { NV } else { 0 }),
-        Class::Zero => (one(fmt), 0),
+        Class::Nan { signaling } => nan_operand(fmt, signaling),
+        Class::Zero => (fmt.one(), 0),
         Class::Inf if u.negative => (fmt.zero(false), 0),
         Class::Inf => (fmt.inf_or_nan(false), 0),
         Class::Finite { .. } => match PROFILE.exp_accuracy {
@@ -92,6 +87,7 @@ pub fn expdif_widening(src: DataType, a: u64, b: u64) -> (u64, Flags) {
 #[cfg(test)]
 mod tests {
     use super::super::format::*;
+    use super::super::NV;
     use super::*;
 
     #[test]

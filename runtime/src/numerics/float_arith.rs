@@ -12,16 +12,12 @@ use super::{Flags, DZ, NV};
 /// A NaN operand gives the canonical NaN; NV if any operand is signalling.
 #[inline]
 fn nan_result(fmt: &Format, a: &Unpacked, b: &Unpacked) -> Option<(u64, Flags)> {
-    if a.is_nan() || b.is_nan() {
-        let flags = if a.is_signaling() || b.is_signaling() {
-            NV
-        } else {
-            0
-        };
-        Some((fmt.canonical_nan, flags))
-    } else {
-        None
-    }
+    (a.is_nan() || b.is_nan()).then(|| nan_operand(fmt, a.is_signaling() || b.is_signaling()))
+}
+
+/// The result of an op on one NaN operand: the canonical NaN, NV if the operand signals.
+pub(super) fn nan_operand(fmt: &Format, signaling: bool) -> (u64, Flags) {
+    (fmt.canonical_nan, if signaling { NV } else { 0 })
 }
 
 fn invalid(fmt: &Format) -> (u64, Flags) {

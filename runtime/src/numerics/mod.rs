@@ -67,29 +67,74 @@ pub fn exp(dtype: DataType, a: u64) -> Option<(u64, Flags)> {
 /// One unary element operation; `None` when the op is not defined on the type (the float-only
 /// ops on an integer, any op on a non-arithmetic type).
 pub fn unary(op: UnaryOp, dtype: DataType, a: u64) -> Option<(u64, Flags)> {
-    if let Some(fmt) = format::format_of(dtype) {
-        return Some(match op {
-            UnaryOp::Exp => exp::exp(fmt, a),
-            UnaryOp::Abs => unary::float_abs(fmt, a),
-            UnaryOp::Neg => unary::float_neg(fmt, a),
-            UnaryOp::Relu => unary::float_relu(fmt, a),
-            UnaryOp::Sqrt => unary::sqrt(fmt, a),
-            UnaryOp::Recip => unary::recip(fmt, a),
-            UnaryOp::Rsqrt => unary::rsqrt(fmt, a),
-            UnaryOp::Log => unary::log(fmt, a),
-        });
+    UnaryElement::of(op, dtype).map(|f| f.apply(a))
+}
+
+/// A unary op resolved for one element type, so a kernel looks the type up once per tile.
+#[derive(Clone, Copy, Debug)]
+pub enum UnaryElement {
+    Float(UnaryOp, &'static format::Format),
+    Integer {
+        op: IntegerUnary,
+        signed: bool,
+        bits: u32,
+    },
+}
+
+/// The unary ops defined on integers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntegerUnary {
+    Abs,
+    Neg,
+    Relu,
+}
+
+impl UnaryElement {
+    /// `op` on `dtype`; `None` when the op is not defined on the type.
+    pub fn of(op: UnaryOp, dtype: DataType) -> Option<UnaryElement> {
+        if let Some(fmt) = format::format_of(dtype) {
+            return Some(UnaryElement::Float(op, fmt));
+        }
+        let signed = match dtype.class() {
+            TypeClass::Signed => true,
+            TypeClass::Unsigned => false,
+            TypeClass::Float | TypeClass::Other => return None,
+        };
+        let op = match op {
+            UnaryOp::Abs => IntegerUnary::Abs,
+            UnaryOp::Neg => IntegerUnary::Neg,
+            UnaryOp::Relu => IntegerUnary::Relu,
+            UnaryOp::Exp | UnaryOp::Sqrt | UnaryOp::Recip | UnaryOp::Rsqrt | UnaryOp::Log => {
+                return None
+            }
+        };
+        Some(UnaryElement::Integer {
+            op,
+            signed,
+            bits: dtype.bits(),
+        })
     }
-    let signed = match dtype.class() {
-        TypeClass::Signed => true,
-        TypeClass::Unsigned => false,
-        TypeClass::Float | TypeClass::Other => return None,
-    };
-    let bits = dtype.bits();
-    match op {
-        UnaryOp::Abs => Some((unary::int_abs(signed, bits, a), 0)),
-        UnaryOp::Neg => Some((unary::int_neg(bits, a), 0)),
-        UnaryOp::Relu => Some((unary::int_relu(signed, bits, a), 0)),
-        UnaryOp::Exp | UnaryOp::Sqrt | UnaryOp::Recip | UnaryOp::Rsqrt | UnaryOp::Log => None,
+
+    /// The op on one element's bits.
+    #[inline]
+    pub fn apply(self, a: u64) -> (u64, Flags) {
+        match self {
+            UnaryElement::Float(op, fmt) => match op {
+                UnaryOp::Exp => exp::exp(fmt, a),
+                UnaryOp::Abs => unary::float_abs(fmt, a),
+                UnaryOp::Neg => unary::float_neg(fmt, a),
+                UnaryOp::Relu => unary::float_relu(fmt, a),
+                UnaryOp::Sqrt => unary::sqrt(fmt, a),
+                UnaryOp::Recip => unary::recip(fmt, a),
+                UnaryOp::Rsqrt => unary::rsqrt(fmt, a),
+                UnaryOp::Log => unary::log(fmt, a),
+            },
+            UnaryElement::Integer { op, signed, bits } => match op {
+                IntegerUnary::Abs => (unary::int_abs(signed, bits, a), 0),
+                IntegerUnary::Neg => (unary::int_neg(bits, a), 0),
+                IntegerUnary::Relu => (unary::int_relu(signed, bits, a), 0),
+            },
+        }
     }
 }
 

@@ -15,7 +15,7 @@
 //! nonzero inputs of SQRT, RSQRT and LOG give the canonical NaN with NV. E4M3 has no infinity:
 //! where an infinity would be produced it gives its canonical NaN.
 
-use super::float_arith::div;
+use super::float_arith::{div, nan_operand};
 use super::format::{Class, Format, FP64};
 use super::integer;
 use super::round::{round_exact, round_f64, to_f64};
@@ -37,7 +37,7 @@ pub fn float_neg(fmt: &Format, a: u64) -> (u64, Flags) {
 pub fn float_relu(fmt: &Format, a: u64) -> (u64, Flags) {
     let u = fmt.unpack(a);
     match u.class {
-        Class::Nan { signaling } => (fmt.canonical_nan, if signaling { NV } else { 0 }),
+        Class::Nan { signaling } => nan_operand(fmt, signaling),
         Class::Zero => (fmt.zero(false), 0),
         Class::Inf | Class::Finite { .. } if u.negative => (fmt.zero(false), 0),
         Class::Inf | Class::Finite { .. } => (a, 0),
@@ -46,7 +46,7 @@ pub fn float_relu(fmt: &Format, a: u64) -> (u64, Flags) {
 
 /// TRECIP: `1 / a`, exactly TDIV of the typed one by `a` (one rounding, the same specials).
 pub fn recip(fmt: &Format, a: u64) -> (u64, Flags) {
-    div(fmt, fmt.pack(false, fmt.bias() as u64, 0), a)
+    div(fmt, fmt.one(), a)
 }
 
 /// The special values SQRT, RSQRT and LOG share: a NaN gives the canonical NaN (NV if
@@ -55,7 +55,7 @@ pub fn recip(fmt: &Format, a: u64) -> (u64, Flags) {
 fn nan_or_negative(fmt: &Format, a: u64) -> Option<(u64, Flags)> {
     let u = fmt.unpack(a);
     match u.class {
-        Class::Nan { signaling } => Some((fmt.canonical_nan, if signaling { NV } else { 0 })),
+        Class::Nan { signaling } => Some(nan_operand(fmt, signaling)),
         Class::Zero => None,
         Class::Inf | Class::Finite { .. } if u.negative => Some((fmt.canonical_nan, NV)),
         Class::Inf | Class::Finite { .. } => None,
@@ -167,11 +167,10 @@ pub fn log(fmt: &Format, a: u64) -> (u64, Flags) {
         return special;
     }
     let u = fmt.unpack(a);
-    let one = fmt.pack(false, fmt.bias() as u64, 0);
     match u.class {
         Class::Zero => (fmt.inf_or_nan(true), DZ),
         Class::Inf | Class::Nan { .. } => (a, 0),
-        Class::Finite { .. } if a == one => (fmt.zero(false), 0),
+        Class::Finite { .. } if a == fmt.one() => (fmt.zero(false), 0),
         // ln is irrational at every other positive rational, so the result is always inexact;
         // |ln x| is never tiny or huge enough to underflow or overflow any format.
         Class::Finite { .. } => match PROFILE.exp_accuracy {
