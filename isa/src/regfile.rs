@@ -97,11 +97,9 @@ impl RegisterFile {
         }
     }
 
-    /// The first hand, in T, U, M, N order, with a free register.
-    pub fn hand_with_room(&self) -> Option<Hand> {
-        Hand::ALL
-            .into_iter()
-            .find(|&hand| self.rename(hand).is_some())
+    /// Where a tile that asks for the first hand with room (T, U, M, N order) is renamed to.
+    pub fn rename_in_first_free_hand(&self) -> Option<TileReg> {
+        Hand::ALL.into_iter().find_map(|hand| self.rename(hand))
     }
 
     /// Allocate `reg` for a tile taking `bytes` of capacity (checking capacity is the caller's:
@@ -152,10 +150,10 @@ mod tests {
             let _ = file.allocate(reg(Hand::T, k), 512);
         }
         assert_eq!(file.rename(Hand::T), None);
-        assert_eq!(file.hand_with_room(), Some(Hand::U));
+        assert_eq!(file.rename_in_first_free_hand(), Some(reg(Hand::U, 2)));
         assert!(file.free(reg(Hand::T, 7)));
         assert!(!file.free(reg(Hand::T, 7)));
-        assert_eq!(file.hand_with_room(), Some(Hand::T));
+        assert_eq!(file.rename_in_first_free_hand(), Some(reg(Hand::T, 7)));
         assert_eq!(file.rename(Hand::T), Some(reg(Hand::T, 7)));
     }
 

@@ -182,7 +182,7 @@ pub fn allocate_function(func: &Function, mask: PeMask) -> Result<Allocation, Ve
         };
         let footprint = RegisterFile::footprint(size, mask);
         capacity_bytes += footprint;
-        let Some(reg) = file.hand_with_room().and_then(|hand| file.rename(hand)) else {
+        let Some(reg) = file.rename_in_first_free_hand() else {
             continue;
         };
         if file.allocate(reg, footprint).is_ok() {

@@ -9,7 +9,7 @@ pub mod driver;
 pub mod output;
 pub mod split;
 
-pub use driver::{Driver, Emit, Options};
+pub use driver::{Driver, Emit, Options, OptionsError};
 pub use ptoc_codegen as codegen;
 pub use ptoc_dialect as dialect;
 pub use ptoc_ir as ir;

@@ -134,9 +134,8 @@ struct CompileArgs {
 
 fn parse_pe_mask(text: &str) -> Result<PeMask, String> {
     match PeMask::parse(text) {
-        Some(mask) if mask.is_noop() => Err(
-            "0000 makes every bundle a no-op, so no result would ever be written; use a mask with at least one PE".into(),
-        ),
+        // Refused while the arguments are parsed, with the driver's own words.
+        Some(mask) if mask.is_noop() => Err(ptoc::OptionsError::NoopPeMask.to_string()),
         Some(mask) => Ok(mask),
         None => Err(format!(
             "'{text}' is not an encodable PE mask; use one of 1111, 1110, 1100, 1000, 0100, 0010, 0001"

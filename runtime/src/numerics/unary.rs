@@ -16,7 +16,7 @@
 //! where an infinity would be produced it gives its canonical NaN.
 
 use super::float_arith::{div, nan_operand};
-use super::format::{Class, Format, FP64};
+use super::format::{Class, Format, Unpacked, FP64};
 use super::integer;
 use super::round::{round_exact, round_f64, to_f64};
 use super::{Flags, DZ, NV, NX};
@@ -52,8 +52,7 @@ pub fn recip(fmt: &Format, a: u64) -> (u64, Flags) {
 /// The special values SQRT, RSQRT and LOG share: a NaN gives the canonical NaN (NV if
 /// signalling); a negative nonzero input the canonical NaN with NV. `None` for zeros and
 /// non-negative numbers, which each op handles.
-fn nan_or_negative(fmt: &Format, a: u64) -> Option<(u64, Flags)> {
-    let u = fmt.unpack(a);
+fn nan_or_negative(fmt: &Format, u: &Unpacked) -> Option<(u64, Flags)> {
     match u.class {
         Class::Nan { signaling } => Some(nan_operand(fmt, signaling)),
         Class::Zero => None,
@@ -112,10 +111,10 @@ pub fn int_relu(signed: bool, bits: u32, a: u64) -> u64 {
 
 /// TSQRT: the exact square root, rounded once.
 pub fn sqrt(fmt: &Format, a: u64) -> (u64, Flags) {
-    if let Some(special) = nan_or_negative(fmt, a) {
+    let u = fmt.unpack(a);
+    if let Some(special) = nan_or_negative(fmt, &u) {
         return special;
     }
-    let u = fmt.unpack(a);
     match u.class {
         // sqrt(±0) = ±0 and sqrt(+inf) = +inf: the input itself.
         Class::Zero | Class::Inf | Class::Nan { .. } => (a, 0),
@@ -133,10 +132,10 @@ pub fn sqrt(fmt: &Format, a: u64) -> (u64, Flags) {
 
 /// TRSQRT: the exact `1 / sqrt(a)`, rounded once.
 pub fn rsqrt(fmt: &Format, a: u64) -> (u64, Flags) {
-    if let Some(special) = nan_or_negative(fmt, a) {
+    let u = fmt.unpack(a);
+    if let Some(special) = nan_or_negative(fmt, &u) {
         return special;
     }
-    let u = fmt.unpack(a);
     match u.class {
         Class::Zero => (fmt.inf_or_nan(u.negative), DZ),
         Class::Inf | Class::Nan { .. } => (fmt.zero(false), 0),
@@ -163,10 +162,10 @@ pub fn rsqrt(fmt: &Format, a: u64) -> (u64, Flags) {
 
 /// TLOG: `ln(a)`, computed like EXP (the profile's accuracy decision).
 pub fn log(fmt: &Format, a: u64) -> (u64, Flags) {
-    if let Some(special) = nan_or_negative(fmt, a) {
+    let u = fmt.unpack(a);
+    if let Some(special) = nan_or_negative(fmt, &u) {
         return special;
     }
-    let u = fmt.unpack(a);
     match u.class {
         Class::Zero => (fmt.inf_or_nan(true), DZ),
         Class::Inf | Class::Nan { .. } => (a, 0),
