@@ -22,8 +22,11 @@ use crate::syntax::{
 };
 use crate::{group_bundles, Kernel, KernelMeta};
 use ptoc_ir::{Diagnostic, Location};
-use ptoc_isa::encoding::{BStart, Datr, Dim, Ior, Ios, Iot, IotSources};
+use ptoc_isa::encoding::{
+    BStart, Datr, Dim, Ior, Ios, Iot, IotSources, StdStart, TlsuOp, TlsuStart, Transfer,
+};
 use ptoc_isa::ops::{self, tepl_function_accepted};
+use ptoc_isa::scalar::{self, Format, Modifier, ScalarInfo, ScalarInst};
 use ptoc_isa::{DataType, Hand, Instruction, PadValue, PeMask, SizeCode, TileReg, SPEC_VERSION};
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -51,7 +54,7 @@ struct Tok {
 
 fn is_word_char(c: char, next: Option<char>) -> bool {
     c.is_ascii_alphanumeric()
-        || matches!(c, '_' | '.' | '#' | '$')
+        || matches!(c, '_' | '.' | '#' | '$' | '+')
         || (c == '-' && next != Some('>'))
 }
 
@@ -65,7 +68,9 @@ const STATEMENT_WORDS: &[&str] = &[
 /// Does a statement start with this word (so a `;` before it separates rather than comments)?
 fn starts_statement(word: &str) -> bool {
     let w = word.to_ascii_uppercase();
-    w.starts_with("BSTART.") || STATEMENT_WORDS.contains(&w.as_str())
+    w.starts_with("BSTART.")
+        || STATEMENT_WORDS.contains(&w.as_str())
+        || scalar::by_mnemonic(&w).is_some()
 }
 
 /// Split one line into tokens, dropping comments. Errors carry the 1-based column.
@@ -345,13 +350,18 @@ fn parse_statement(c: &mut Cursor) -> PResult<Stmt> {
         let inst = match alias {
             "TEPL" => parse_tepl(c)?,
             "SFU" | "VEC" => parse_bstart_alias(c, alias)?,
+            "STD" => parse_std(c)?,
+            "TLOAD" => parse_tlsu(c, TlsuOp::Load)?,
+            "TSTORE" => parse_tlsu(c, TlsuOp::Store)?,
+            "TMOV" => parse_tlsu(c, TlsuOp::Mov)?,
             _ => {
                 return c.error_at(
                     head.col,
                     format!(
-                    "'{}' is not a tile-element block start (BSTART.SFU, BSTART.VEC, BSTART.TEPL)",
-                    head.text
-                ),
+                        "'{}' is not a block start ptoc knows (BSTART.STD, BSTART.SFU, \
+                         BSTART.VEC, BSTART.TEPL, BSTART.TLOAD, BSTART.TSTORE, BSTART.TMOV)",
+                        head.text
+                    ),
                 )
             }
         };
@@ -408,6 +418,9 @@ fn parse_statement(c: &mut Cursor) -> PResult<Stmt> {
         }
         ".ARG" => return parse_tile(c).map(Stmt::Arg),
         ".RESULT" => return parse_tile(c).map(Stmt::Result),
+        _ if scalar::by_mnemonic(&upper).is_some() => {
+            parse_scalar(c, scalar::by_mnemonic(&upper).expect("checked"))?
+        }
         _ => {
             return c.error_at(
                 head.col,
@@ -456,6 +469,215 @@ fn parse_bstart_alias(c: &mut Cursor, alias: &str) -> PResult<Instruction> {
         function: op.function,
         dtype,
     }))
+}
+
+/// `BSTART.STD FALL|IND|RET` or `BSTART.STD DIRECT|COND, .±N` (N: byte offset from this BSTART).
+fn parse_std(c: &mut Cursor) -> PResult<Instruction> {
+    let tok = c.word("a transfer (FALL, DIRECT, COND, IND, RET)")?;
+    let transfer = [
+        Transfer::Fall,
+        Transfer::Direct,
+        Transfer::Cond,
+        Transfer::Ind,
+        Transfer::Ret,
+    ]
+    .into_iter()
+    .find(|t| t.name().eq_ignore_ascii_case(&tok.text));
+    let Some(transfer) = transfer else {
+        return c.error_at(
+            tok.col,
+            format!(
+                "unknown transfer '{}' (FALL, DIRECT, COND, IND, RET)",
+                tok.text
+            ),
+        );
+    };
+    let mut offset = 0;
+    if transfer.has_target() {
+        c.comma()?;
+        let tok = c.word("a target '.+N' or '.-N'")?;
+        let reach = StdStart::REACH as i64;
+        offset = tok
+            .text
+            .strip_prefix('.')
+            .and_then(parse_signed)
+            .filter(|&n| n % 2 == 0 && (-reach..reach).contains(&n))
+            .map_or_else(
+                || {
+                    c.error_at(
+                        tok.col,
+                        format!(
+                            "target '{}' must be '.+N' or '.-N' with N an even byte offset \
+                             below {reach}",
+                            tok.text
+                        ),
+                    )
+                },
+                Ok,
+            )? as i32;
+    }
+    Ok(Instruction::BStartStd(StdStart { transfer, offset }))
+}
+
+/// `BSTART.TLOAD DT`, `BSTART.TSTORE DT`, `BSTART.TMOV DT|DTYPE_NONE`.
+fn parse_tlsu(c: &mut Cursor, op: TlsuOp) -> PResult<Instruction> {
+    let tok = c.word("a DataType")?;
+    let dtype = match datr_dtype(&tok.text) {
+        Some(None) if op != TlsuOp::Mov => {
+            return c.error_at(
+                tok.col,
+                format!("DTYPE_NONE is reserved in BSTART.{}", op.mnemonic()),
+            )
+        }
+        Some(d) => d,
+        None => return c.error_at(tok.col, format!("unknown DataType '{}'", tok.text)),
+    };
+    Ok(Instruction::BStartTlsu(TlsuStart { op, dtype }))
+}
+
+/// A decimal or `0x` number with an optional sign.
+fn parse_signed(text: &str) -> Option<i64> {
+    let (negative, digits) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let n = i64::try_from(parse_number(digits)?).ok()?;
+    Some(if negative { -n } else { n })
+}
+
+/// A signed immediate in `min..=max`.
+fn immediate(c: &mut Cursor, what: &str, min: i64, max: i64) -> PResult<i64> {
+    let tok = c.word(what)?;
+    parse_signed(&tok.text)
+        .filter(|n| (min..=max).contains(n))
+        .map_or_else(
+            || {
+                c.error_at(
+                    tok.col,
+                    format!(
+                        "{what} must be a number in {min}..={max}, found '{}'",
+                        tok.text
+                    ),
+                )
+            },
+            Ok,
+        )
+}
+
+/// A scalar source register (`a0`, `r7`, `t#1`, `u#4`).
+fn scalar_source(c: &mut Cursor) -> PResult<u8> {
+    c.named("scalar source register", scalar::parse_source)
+}
+
+/// `->rd` of a scalar instruction (`->a0`, `->t`, `->u`, `->zero`).
+fn scalar_destination(c: &mut Cursor) -> PResult<u8> {
+    c.comma()?;
+    c.expect(Kind::Arrow, "'->'")?;
+    c.named("scalar destination register", scalar::parse_destination)
+}
+
+/// An optional `<<N` after a right operand or immediate.
+fn left_shift(c: &mut Cursor, max: u64) -> PResult<u8> {
+    if !c.at(Kind::Lt) {
+        return Ok(0);
+    }
+    c.expect(Kind::Lt, "'<<'")?;
+    c.expect(Kind::Lt, "'<<'")?;
+    Ok(c.number("shift amount", max)? as u8)
+}
+
+/// The right operand `reg[.sw|.uw|.neg|.not][<<N]` of a register form.
+fn modified_right(c: &mut Cursor, info: &ScalarInfo, inst: &mut ScalarInst) -> PResult<()> {
+    let tok = c.word("a scalar source register")?;
+    let (name, suffix) = match tok.text.split_once('.') {
+        Some((n, s)) => (n, Some(s)),
+        None => (tok.text.as_str(), None),
+    };
+    inst.right = scalar::parse_source(name).map_or_else(
+        || c.error_at(tok.col, format!("unknown scalar source register '{name}'")),
+        Ok,
+    )?;
+    let modifier = match suffix.map(str::to_ascii_lowercase).as_deref() {
+        None => Modifier::None,
+        Some("sw") => Modifier::Sw,
+        Some("uw") => Modifier::Uw,
+        Some("neg") => Modifier::Neg,
+        Some("not") => Modifier::Not,
+        Some(other) => return c.error_at(tok.col, format!("unknown modifier '.{other}'")),
+    };
+    inst.rtype = ScalarInst::rtype_for(info, modifier).map_or_else(
+        || {
+            c.error_at(
+                tok.col,
+                format!(
+                    "{} has no '{}' modifier",
+                    info.mnemonic.to_ascii_lowercase(),
+                    modifier.suffix()
+                ),
+            )
+        },
+        Ok,
+    )?;
+    if info.format == Format::RegModified {
+        inst.shamt = left_shift(c, 31)?;
+    }
+    Ok(())
+}
+
+/// One scalar instruction in the spec's syntax, destination last (docs/isa.md §11.7).
+fn parse_scalar(c: &mut Cursor, info: &'static ScalarInfo) -> PResult<Instruction> {
+    let mut inst = ScalarInst::of(info.mnemonic).expect("row of the table");
+    match info.format {
+        Format::RegModified | Format::Compare => {
+            inst.left = scalar_source(c)?;
+            c.comma()?;
+            modified_right(c, info, &mut inst)?;
+            inst.dst = scalar_destination(c)?;
+        }
+        Format::Reg => {
+            inst.left = scalar_source(c)?;
+            c.comma()?;
+            inst.right = scalar_source(c)?;
+            inst.dst = scalar_destination(c)?;
+        }
+        Format::ImmUnsigned | Format::ImmSigned | Format::Shift => {
+            inst.left = scalar_source(c)?;
+            c.comma()?;
+            let (min, max) = match info.format {
+                Format::ImmUnsigned => (0, 4095),
+                Format::ImmSigned => (-2048, 2047),
+                _ => (0, 63),
+            };
+            inst.imm = immediate(c, "immediate", min, max)?;
+            inst.dst = scalar_destination(c)?;
+        }
+        Format::Upper => {
+            inst.imm = immediate(c, "20-bit immediate", 0, 0xF_FFFF)?;
+            inst.dst = scalar_destination(c)?;
+        }
+        Format::SetC => {
+            inst.left = scalar_source(c)?;
+            c.comma()?;
+            modified_right(c, info, &mut inst)?;
+        }
+        Format::SetCImm { signed } => {
+            inst.left = scalar_source(c)?;
+            c.comma()?;
+            let (min, max) = if signed { (-2048, 2047) } else { (0, 4095) };
+            inst.imm = immediate(c, "immediate", min, max)?;
+            inst.shamt = left_shift(c, 31)?;
+        }
+        Format::Select => {
+            inst.pred = scalar_source(c)?;
+            c.comma()?;
+            inst.left = scalar_source(c)?;
+            c.comma()?;
+            modified_right(c, info, &mut inst)?;
+            inst.dst = scalar_destination(c)?;
+        }
+    }
+    Ok(Instruction::Scalar(inst))
 }
 
 fn parse_tepl(c: &mut Cursor) -> PResult<Instruction> {

@@ -18,6 +18,14 @@ use std::fmt::Write as _;
 pub fn format_instruction(inst: &Instruction) -> String {
     match inst {
         Instruction::BStart(b) => format_bstart(b),
+        Instruction::BStartStd(s) if s.transfer.has_target() => {
+            format!("BSTART.STD {}, .{:+}", s.transfer.name(), s.offset)
+        }
+        Instruction::BStartStd(s) => format!("BSTART.STD {}", s.transfer.name()),
+        Instruction::BStartTlsu(t) => {
+            format!("BSTART.{} {}", t.op.mnemonic(), datr_dtype_name(t.dtype))
+        }
+        Instruction::Scalar(i) => i.to_string(),
         Instruction::BDatr(d) => format_datr(d),
         Instruction::BDim(d) if d.reg == 0 => format!("B.DIM LB{}={}", d.lb, d.imm),
         Instruction::BDim(d) => format!("B.DIM {}, {}, ->LB{}", gpr_name(d.reg), d.imm, d.lb),
@@ -97,12 +105,21 @@ fn format_ios(s: &Ios) -> String {
 /// decode to an instruction that encodes back to it.
 pub fn format_word(word: u32) -> String {
     match Instruction::decode(word) {
-        Ok(inst) if inst.encode() == word => format_instruction(&inst),
+        Ok(inst) if inst.encode() == word && is_canonical(&inst) => format_instruction(&inst),
         Ok(inst) => format!(
             ".word {word:#010X}  ; non-canonical encoding of {}",
             format_instruction(&inst)
         ),
         Err(e) => format!(".word {word:#010X}  ; {e}"),
+    }
+}
+
+/// Whether the printed text assembles back to this exact instruction (scalar forms have
+/// several codes for one meaning; docs/isa.md §11.4, §11.6).
+fn is_canonical(inst: &Instruction) -> bool {
+    match inst {
+        Instruction::Scalar(i) => i.is_canonical(),
+        _ => true,
     }
 }
 

@@ -15,7 +15,7 @@ pub mod metadata;
 mod syntax;
 
 pub use asm_parse::assemble;
-pub use asm_print::{disassemble, print_asm, print_words};
+pub use asm_print::{disassemble, format_word, print_asm, print_words};
 pub use elf::{read_elf, write_elf, ElfError, E_MACHINE_PTO};
 pub use lower::lower_function;
 pub use metadata::{
@@ -63,9 +63,14 @@ impl Kernel {
     }
 }
 
-/// True for a word that opens a bundle (any BSTART.TEPL, decodable or not).
+/// True for a word that opens a block: any BSTART.TEPL (decodable or not), or a decodable
+/// BSTART.STD or TLSU start.
 fn opens_bundle(word: u32) -> bool {
     word & 0x000F_FFFF == BSTART_TEPL_MATCH
+        || matches!(
+            Instruction::decode(word),
+            Ok(Instruction::BStartStd(_) | Instruction::BStartTlsu(_))
+        )
 }
 
 /// Group a word stream into bundles: a bundle starts at each BSTART and ends after each BSTOP.

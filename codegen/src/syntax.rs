@@ -3,11 +3,7 @@
 
 use ptoc_isa::encoding::LAYOUT_CODES;
 
-/// GPR selectors 0..23 (ADR-0076 D018).
-pub const GPR_NAMES: [&str; 24] = [
-    "zero", "sp", "a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "ra", "s0", "s1", "s2", "s3",
-    "s4", "s5", "s6", "s7", "s8", "x0", "x1", "x2", "x3",
-];
+pub use ptoc_isa::scalar::GPR_NAMES;
 
 /// B.DATR Layout names, in the order of [`LAYOUT_CODES`].
 const LAYOUT_NAMES: [&str; 19] = [

@@ -9,9 +9,14 @@ use crate::dtype::{DataType, PadValue, DTYPE_NONE};
 use crate::geometry::{Hand, PeMask, SizeCode, TileReg};
 use crate::ops::tepl_function_accepted;
 use crate::profile::{InstructionForms, PROFILE};
+use crate::scalar::ScalarInst;
 
 /// Fixed low 20 bits of every BSTART.TEPL word (major opcode, typed-start class, FALL, TEPL).
 pub const BSTART_TEPL_MATCH: u32 = 0x0001_9181;
+/// Fixed low 20 bits of the TLSU starts BSTART.TLOAD/TSTORE/TMOV (docs/isa.md §13.1).
+pub const BSTART_TLSU_MATCH: u32 = 0x0001_1181;
+/// BSTART.STD with BrType in bits 14:12 (docs/isa.md §12.1).
+const BSTART_STD_MATCH: u32 = 0x0000_0001;
 pub const BSTOP_WORD: u32 = 0x0000_0001;
 const OPCODE_BLOCK: u32 = 0x01;
 const OPCODE_DATR: u32 = 0x23;
@@ -54,6 +59,99 @@ pub struct BStart {
     pub mode: u8,
     pub function: u8,
     pub dtype: DataType,
+}
+
+/// The control transfer a standard block performs at its commit (BrType, docs/isa.md §12.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Transfer {
+    /// Continue with the next instruction.
+    Fall,
+    /// Always continue at the target.
+    Direct,
+    /// Continue at the target when the block's SETC held.
+    Cond,
+    /// Continue at the retiring block's BPCN.
+    Ind,
+    /// Continue at the return address.
+    Ret,
+}
+
+impl Transfer {
+    /// The BrType code (bits 14:12).
+    pub fn code(self) -> u32 {
+        match self {
+            Transfer::Fall => 1,
+            Transfer::Direct => 2,
+            Transfer::Cond => 3,
+            Transfer::Ind => 5,
+            Transfer::Ret => 7,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Transfer::Fall => "FALL",
+            Transfer::Direct => "DIRECT",
+            Transfer::Cond => "COND",
+            Transfer::Ind => "IND",
+            Transfer::Ret => "RET",
+        }
+    }
+
+    /// Whether the form carries a target offset (simm17).
+    pub fn has_target(self) -> bool {
+        matches!(self, Transfer::Direct | Transfer::Cond)
+    }
+}
+
+/// BSTART.STD: opens a standard block for scalar code (docs/isa.md §12.1–§12.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StdStart {
+    pub transfer: Transfer,
+    /// Target − address of this BSTART, in bytes: an even number within ±128 KiB (simm17 << 1).
+    /// Zero for FALL, IND and RET.
+    pub offset: i32,
+}
+
+impl StdStart {
+    /// The largest |offset| the 17-bit halfword field reaches.
+    pub const REACH: i32 = 1 << 17;
+}
+
+/// The tile memory operation a TLSU start opens (docs/isa.md §13.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TlsuOp {
+    /// GM → a new Local tile.
+    Load,
+    /// A Local tile → GM.
+    Store,
+    /// A Local tile → a new Local tile (a copy).
+    Mov,
+}
+
+impl TlsuOp {
+    pub fn function(self) -> u32 {
+        match self {
+            TlsuOp::Load => 0,
+            TlsuOp::Store => 1,
+            TlsuOp::Mov => 2,
+        }
+    }
+
+    pub fn mnemonic(self) -> &'static str {
+        match self {
+            TlsuOp::Load => "TLOAD",
+            TlsuOp::Store => "TSTORE",
+            TlsuOp::Mov => "TMOV",
+        }
+    }
+}
+
+/// BSTART.TLOAD / TSTORE / TMOV with its DataType (`None` is DTYPE_NONE, TMOV only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TlsuStart {
+    pub op: TlsuOp,
+    pub dtype: Option<DataType>,
 }
 
 /// B.DATR: data attributes of the block. Omitted ≠ all-zero (docs/isa.md §2.3).
@@ -143,6 +241,12 @@ pub struct Ios {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Instruction {
     BStart(BStart),
+    /// BSTART.STD: a standard block for scalar code.
+    BStartStd(StdStart),
+    /// BSTART.TLOAD/TSTORE/TMOV.
+    BStartTlsu(TlsuStart),
+    /// A scalar ALU, compare or SETC instruction (docs/isa.md §11).
+    Scalar(ScalarInst),
     BDatr(Datr),
     BDim(Dim),
     BIot(Iot),
@@ -161,6 +265,16 @@ impl Instruction {
                     | ((b.function as u32 & 31) << 20)
                     | BSTART_TEPL_MATCH
             }
+            Instruction::BStartStd(s) => {
+                let simm17 = (s.offset >> 1) as u32 & 0x1_FFFF;
+                (simm17 << 15) | (s.transfer.code() << 12) | BSTART_STD_MATCH
+            }
+            Instruction::BStartTlsu(t) => {
+                (t.dtype.map_or(DTYPE_NONE, DataType::code) << 27)
+                    | (t.op.function() << 20)
+                    | BSTART_TLSU_MATCH
+            }
+            Instruction::Scalar(i) => i.encode(),
             Instruction::BDatr(d) => {
                 ((d.cmode as u32 & 7) << 29)
                     | (d.pad.code() << 27)
@@ -218,9 +332,11 @@ impl Instruction {
         match word & 0x7F {
             OPCODE_BLOCK if word == BSTOP_WORD => Ok(Instruction::BStop),
             OPCODE_BLOCK if word & 0x000F_FFFF == BSTART_TEPL_MATCH => decode_bstart(word),
+            OPCODE_BLOCK if word & 0x000F_FFFF == BSTART_TLSU_MATCH => decode_tlsu(word),
+            OPCODE_BLOCK if word & 0xF80 == 0 => decode_std(word),
             OPCODE_BLOCK => Err(DecodeError::Unsupported {
                 word,
-                what: "a non-TEPL block start",
+                what: "a block start other than BSTART.STD, TEPL, TLOAD, TSTORE or TMOV",
             }),
             OPCODE_DATR if funct3 == 1 => decode_datr(word),
             OPCODE_DIM => decode_dim(word),
@@ -230,7 +346,9 @@ impl Instruction {
                 0b001 => decode_ios(word),
                 _ => Err(DecodeError::Unknown { word }),
             },
-            _ => Err(DecodeError::Unknown { word }),
+            _ => ScalarInst::decode(word)
+                .map(Instruction::Scalar)
+                .ok_or(DecodeError::Unknown { word }),
         }
     }
 }
@@ -281,6 +399,54 @@ fn decode_bstart(word: u32) -> Result<Instruction, DecodeError> {
         function: function as u8,
         dtype,
     }))
+}
+
+/// BSTART.STD (docs/isa.md §12.1): bits 11:7 (block class) are 0 here.
+fn decode_std(word: u32) -> Result<Instruction, DecodeError> {
+    let simm17 = (word as i32) >> 15;
+    let transfer = match (word >> 12) & 7 {
+        1 => Transfer::Fall,
+        2 => Transfer::Direct,
+        3 => Transfer::Cond,
+        5 => Transfer::Ind,
+        7 => Transfer::Ret,
+        code => return Err(reserved(word, "BSTART.STD", "BrType", code)),
+    };
+    if !transfer.has_target() && simm17 != 0 {
+        return Err(DecodeError::NonzeroFixedBits {
+            word,
+            form: "BSTART.STD without a target",
+            bits: "31:15",
+        });
+    }
+    Ok(Instruction::BStartStd(StdStart {
+        transfer,
+        offset: simm17 << 1,
+    }))
+}
+
+/// BSTART.TLOAD/TSTORE/TMOV (docs/isa.md §13.1); other TLSU functions are not supported.
+fn decode_tlsu(word: u32) -> Result<Instruction, DecodeError> {
+    let op = match (word >> 20) & 0x7F {
+        0 => TlsuOp::Load,
+        1 => TlsuOp::Store,
+        2 => TlsuOp::Mov,
+        _ => {
+            return Err(DecodeError::Unsupported {
+                word,
+                what: "a TLSU start other than TLOAD, TSTORE or TMOV",
+            })
+        }
+    };
+    let code = word >> 27;
+    let dtype = match code {
+        DTYPE_NONE if op == TlsuOp::Mov => None,
+        _ => Some(
+            DataType::from_code(code)
+                .ok_or_else(|| reserved(word, op.mnemonic(), "DataType", code))?,
+        ),
+    };
+    Ok(Instruction::BStartTlsu(TlsuStart { op, dtype }))
 }
 
 fn decode_datr(word: u32) -> Result<Instruction, DecodeError> {
@@ -520,5 +686,81 @@ mod tests {
         // TSEL/U64 and TFMA/U64 are accepted selectors (not in ptoc's catalogue).
         assert!(Instruction::decode(0xC1A1_9181).is_ok());
         assert!(Instruction::decode(0xC1C1_9181).is_ok());
+    }
+}
+
+#[cfg(test)]
+mod block_start_tests {
+    use super::*;
+
+    fn check(inst: Instruction, word: u32) {
+        assert_eq!(inst.encode(), word, "{inst:?}");
+        assert_eq!(Instruction::decode(word), Ok(inst), "{word:#010x}");
+    }
+
+    fn std(transfer: Transfer, offset: i32) -> Instruction {
+        Instruction::BStartStd(StdStart { transfer, offset })
+    }
+
+    /// `tests/asl/block/execution/BSTART.STD/block-state-bstart-std-barg-commit-001.asl` and the
+    /// loop of docs/isa.md §12.8.
+    #[test]
+    fn standard_block_starts() {
+        check(std(Transfer::Direct, 2), 0x0000_A001);
+        check(std(Transfer::Cond, 2), 0x0000_B001);
+        check(std(Transfer::Fall, 0), 0x0000_1001);
+        check(std(Transfer::Ind, 0), 0x0000_5001);
+        check(std(Transfer::Ret, 0), 0x0000_7001);
+        check(std(Transfer::Cond, 0x3C), 0x000F_3001);
+        check(std(Transfer::Cond, -16), 0xFFFC_3001);
+        check(std(Transfer::Direct, -StdStart::REACH), 0x8000_2001);
+        for deleted in [0x0000_4001, 0x0000_6001] {
+            assert!(matches!(
+                Instruction::decode(deleted),
+                Err(DecodeError::Reserved {
+                    field: "BrType",
+                    ..
+                })
+            ));
+        }
+        assert!(
+            Instruction::decode(0x0000_9001).is_err(),
+            "FALL with a target"
+        );
+        assert!(Instruction::decode(0x0000_1081).is_err(), "BSTART.SYS");
+    }
+
+    /// docs/isa.md §13.1 and §13.9.
+    #[test]
+    fn tlsu_starts() {
+        let tlsu = |op, dtype| Instruction::BStartTlsu(TlsuStart { op, dtype });
+        check(tlsu(TlsuOp::Load, Some(DataType::U32)), 0xC801_1181);
+        check(tlsu(TlsuOp::Load, Some(DataType::U64)), 0xC001_1181);
+        check(tlsu(TlsuOp::Load, Some(DataType::FP32)), 0x0801_1181);
+        check(tlsu(TlsuOp::Store, Some(DataType::U32)), 0xC811_1181);
+        check(tlsu(TlsuOp::Store, Some(DataType::FP32)), 0x0811_1181);
+        check(tlsu(TlsuOp::Mov, Some(DataType::FP32)), 0x0821_1181);
+        check(tlsu(TlsuOp::Mov, None), 0xF821_1181);
+        for code in [15u32, 21, 22, 23, 29, 30, 31] {
+            let word = BSTART_TLSU_MATCH | (code << 27);
+            assert!(Instruction::decode(word).is_err(), "TLOAD code {code}");
+        }
+        // GMOV (function 13) is a TLSU start ptoc does not support.
+        assert!(matches!(
+            Instruction::decode(0x00D1_1181),
+            Err(DecodeError::Unsupported { .. })
+        ));
+    }
+
+    #[test]
+    fn scalar_words_decode_as_scalar() {
+        assert!(matches!(
+            Instruction::decode(0x0010_8095),
+            Ok(Instruction::Scalar(i)) if i.info.mnemonic == "ADDI"
+        ));
+        assert_eq!(
+            Instruction::decode(0x0000_007B),
+            Err(DecodeError::Unknown { word: 0x7B })
+        );
     }
 }

@@ -13,6 +13,7 @@ pub mod ops;
 pub mod profile;
 pub mod regfile;
 pub mod rules;
+pub mod scalar;
 
 pub use dtype::{DataType, PadValue, TypeClass};
 pub use encoding::{DecodeError, Instruction};
@@ -31,6 +32,14 @@ pub enum FaultClass {
     BundleControl,
     TileLegality,
     TileAllocation,
+    /// A GM element address that is not a multiple of its size (docs/isa.md §15).
+    DataAlignment,
+    /// A GM element outside the buffer its base points into (docs/isa.md §15, §9 decision 19).
+    DataPage,
+    /// A branch to a target outside the kernel's code (docs/isa.md §17 decision 30).
+    InstructionPage,
+    /// Not an ISA fault: the interpreter's step budget ran out (a kernel that does not end).
+    StepLimit,
 }
 
 impl FaultClass {
@@ -40,6 +49,10 @@ impl FaultClass {
             FaultClass::BundleControl => "Fault_BundleControl",
             FaultClass::TileLegality => "Fault_TileLegality",
             FaultClass::TileAllocation => "Fault_TileAllocation",
+            FaultClass::DataAlignment => "Fault_DataAlignment",
+            FaultClass::DataPage => "Fault_DataPage",
+            FaultClass::InstructionPage => "Fault_InstructionPage",
+            FaultClass::StepLimit => "StepLimit",
         }
     }
 }

@@ -1,25 +1,43 @@
-//! The open bundle: what BSTART started and what its header commands recorded (docs/isa.md §2.3–2.8).
+//! The open block: what its BSTART started and what its header commands recorded (docs/isa.md
+//! §2.3–2.8, §12.2–§12.3).
 //!
-//! Header rules checked as each word arrives: B.DATR at most once, each LB at most once, at most one
-//! B.IOR, and the B.IOT binding stream (`PEMode=000` a strict no-op, nothing after the L=1 binding,
-//! equal masks, at most [`PROFILE.max_bindings`] bindings). Everything that needs the op or the
-//! tiles is checked at commit, in [`crate::machine`].
+//! Header rules checked as each word arrives: header commands only before the body (the first
+//! other instruction starts it, docs/isa.md §17 decision 28), B.DATR at most once, each LB at most
+//! once, at most one B.IOR, and the B.IOT binding stream (`PEMode=000` a strict no-op, nothing
+//! after the L=1 binding, equal masks, at most [`PROFILE.max_bindings`] bindings). Everything that
+//! needs the op or the tiles is checked at commit, in [`crate::machine`].
 
-use ptoc_isa::encoding::{BStart, Datr, Ior, Ios, Iot};
+use ptoc_isa::encoding::{BStart, Datr, Ior, Ios, Iot, StdStart, TlsuStart};
 use ptoc_isa::profile::PROFILE;
 use ptoc_isa::{FaultClass, Instruction, PeMask};
 
-/// General-purpose scalar registers a B.DIM may read (selectors 0..23; 0 is `zero`).
-pub const GPR_COUNT: usize = ptoc_isa::encoding::GPR_COUNT as usize;
+pub use crate::scalar::GPR_COUNT;
+
+/// Which BSTART opened a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// A tile-element op (BSTART.TEPL and its SFU/VEC aliases).
+    Tile(BStart),
+    /// TLOAD, TSTORE or TMOV.
+    Tlsu(TlsuStart),
+    /// A standard block for scalar code and branches.
+    Std(StdStart),
+}
 
 /// A rejected header command: its class and reason.
 pub type HeaderFault = (FaultClass, String);
 
 #[derive(Clone, Debug)]
 pub struct Block {
-    /// 0-based bundle index (BSTARTs seen before this one).
+    /// 0-based bundle index (BSTARTs executed before this one).
     pub index: usize,
-    pub start: BStart,
+    /// Byte address of the BSTART (BPC).
+    pub pc: u64,
+    pub start: Start,
+    /// The body has begun: header commands are over (docs/isa.md §12.3).
+    pub body: bool,
+    /// The branch condition of a COND block's SETC, once one ran.
+    pub taken: Option<bool>,
     pub datr: Option<Datr>,
     /// LB0, LB1, LB2 as written (`None` when omitted).
     pub dims: [Option<u32>; 3],
@@ -32,10 +50,13 @@ pub struct Block {
 }
 
 impl Block {
-    pub fn open(index: usize, start: BStart) -> Block {
+    pub fn open(index: usize, pc: u64, start: Start) -> Block {
         Block {
             index,
+            pc,
             start,
+            body: false,
+            taken: None,
             datr: None,
             dims: [None; 3],
             bindings: Vec::new(),
@@ -61,6 +82,9 @@ impl Block {
         gprs: &[u64; GPR_COUNT],
     ) -> Result<(), HeaderFault> {
         let control = |msg: String| Err((FaultClass::BundleControl, msg));
+        if self.body {
+            return control("a header command after the block's body began".into());
+        }
         match *inst {
             Instruction::BDatr(d) => {
                 if self.datr.is_some() {
@@ -112,9 +136,11 @@ impl Block {
                 self.ior = Some(r);
             }
             Instruction::BIos(s) => self.ios.push(s),
-            Instruction::BStart(_) | Instruction::BStop => {
-                return control("block boundary handled as a header command".into())
-            }
+            Instruction::BStart(_)
+            | Instruction::BStartStd(_)
+            | Instruction::BStartTlsu(_)
+            | Instruction::BStop
+            | Instruction::Scalar(_) => return control("not a header command".into()),
         }
         Ok(())
     }

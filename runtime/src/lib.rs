@@ -11,10 +11,12 @@
 //!   width. Signed results are not sign-extended (S8 −1 is `0xFF`).
 //! - An E4M3 result that overflows (docs/isa.md §9 decision 7) raises OF|NX; an E4M3 division of a nonzero by
 //!   zero gives 0x7F with DZ. EXP of a finite nonzero input always raises NX (UF when tiny).
-//! - A fault outside any bundle (a stray header command or BSTOP) reports the index the next
-//!   bundle would get; a program that ends inside a bundle faults with Fault_BundleControl.
-//! - B.DIM adds a scalar register to its immediate; the interpreter has no scalar core, so the
-//!   registers are zero unless set with [`Machine::set_gpr`].
+//! - A fault outside any block (a stray header command or BSTOP) reports the index the next
+//!   block would get; a program that ends inside a block faults with Fault_BundleControl.
+//! - The scalar core ([`scalar`]) runs the scalar instructions as they are reached; the loader
+//!   sets GPRs with [`Machine::set_gpr`] and maps GM buffers with [`Machine::map_gm`] ([`gm`]).
+//! - A kernel that does not end stops after [`machine::DEFAULT_STEP_LIMIT`] instructions (or
+//!   [`Machine::set_step_limit`]) with a `StepLimit` fault, which is not an ISA fault.
 //! - A selector the decoder accepts but the catalogue lacks (e.g. TSEL) faults at commit with
 //!   Fault_IllegalInstruction (docs/isa.md §3.5 step 2).
 
@@ -25,7 +27,10 @@ pub mod tile;
 
 pub use tile::Tile;
 pub mod bundle;
+pub mod gm;
 pub mod machine;
+pub mod scalar;
+mod tlsu;
 
 pub use machine::{Fault, LoadError, Machine};
 pub mod reference;

@@ -1,5 +1,10 @@
-//! The interpreter: 64 Local tile registers, sticky status flags, the word decoder loop and the
-//! commit of each bundle in the spec's order (docs/isa.md §3.5).
+//! The interpreter: 64 Local tile registers, sticky status flags, the scalar core, GM buffers, the
+//! block loop (docs/isa.md §12) and the commit of each bundle in the spec's order (docs/isa.md §3.5).
+//!
+//! Execution follows the program counter: a BSTART commits the open block and opens the next; a
+//! standard block's commit picks the next address (its target when DIRECT, or COND and its SETC
+//! held; docs/isa.md §12.2, §17 decision 29); a kernel ends when the counter reaches the end of its
+//! words with no block open (§17 decision 30). Scalar instructions run as they are reached.
 //!
 //! A bundle executes when it commits (at BSTOP or the next BSTART). Commit checks, in order: empty
 //! (mask-0) stream, op decode, binding completeness, B.IOR/B.IOS, B.DATR applicability, the closed
@@ -8,38 +13,48 @@
 //! operand legality (definedness, types, encodings, shapes), execution and atomic publication.
 //! Any fault publishes nothing: every tile and flag stays as it was before the bundle.
 
-use crate::bundle::{Block, GPR_COUNT};
+use crate::bundle::{Block, Start};
 use crate::elements::{Definedness, Elements};
+use crate::gm::Gm;
 use crate::kernels::{self, first_zero_divisor, Job, View};
 use crate::numerics::Flags;
+use crate::scalar::{Effect, ScalarCore};
 use crate::tile::Tile;
-use ptoc_isa::encoding::Datr;
+use ptoc_isa::encoding::{Datr, StdStart, Transfer};
 use ptoc_isa::geometry::LOCAL_REGISTERS;
 use ptoc_isa::ops::{by_selector, OperandRole};
 use ptoc_isa::profile::PROFILE;
+use ptoc_isa::scalar::{ScalarInst, ScalarOp};
 use ptoc_isa::{
     Axis, DataType, ElementOp, FaultClass, Geometry, Hand, Instruction, OpInfo, OpKind, PadValue,
     PeMask, RegisterFile, SizeCode, TileReg,
 };
 use std::fmt;
 
-/// A precise fault: its class, the 0-based bundle it happened in, and why.
+/// A precise fault: its class, the 0-based bundle it happened in (counting every block started,
+/// in execution order), the byte address of that block's BSTART (or of the faulting instruction
+/// outside a block), the GM element address of a GM fault, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fault {
     pub class: FaultClass,
     pub bundle: usize,
+    pub pc: u64,
+    pub address: Option<u64>,
     pub message: String,
 }
 
 impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} in bundle {}: {}",
-            self.class, self.bundle, self.message
-        )
+        write!(f, "{} in bundle {}", self.class, self.bundle)?;
+        if let Some(a) = self.address {
+            write!(f, " at GM address {a:#x}")?;
+        }
+        write!(f, ": {}", self.message)
     }
 }
+
+/// How many instructions [`Machine::run`] executes before it stops a kernel that does not end.
+pub const DEFAULT_STEP_LIMIT: u64 = 1 << 32;
 
 impl std::error::Error for Fault {}
 
@@ -54,14 +69,16 @@ pub struct LoadError {
 #[derive(Clone, Debug)]
 pub struct Machine {
     /// The tile each allocated Local register holds.
-    regs: Vec<Option<Tile>>,
+    pub(crate) regs: Vec<Option<Tile>>,
     /// Which registers are allocated and the capacity they take: the renaming and capacity
     /// rules, shared with the allocator.
-    file: RegisterFile,
+    pub(crate) file: RegisterFile,
     flags: Flags,
-    gprs: [u64; GPR_COUNT],
-    /// BSTARTs seen so far (the index the next bundle gets).
+    scalar: ScalarCore,
+    pub(crate) gm: Gm,
+    /// BSTARTs executed so far (the index the next bundle gets).
     bundles: usize,
+    step_limit: u64,
 }
 
 impl Default for Machine {
@@ -70,9 +87,9 @@ impl Default for Machine {
     }
 }
 
-type Checked<T> = Result<T, (FaultClass, String)>;
+pub(crate) type Checked<T> = Result<T, (FaultClass, String)>;
 
-fn legality<T>(msg: impl Into<String>) -> Checked<T> {
+pub(crate) fn legality<T>(msg: impl Into<String>) -> Checked<T> {
     Err((FaultClass::TileLegality, msg.into()))
 }
 
@@ -81,15 +98,15 @@ fn allocation<T>(msg: impl Into<String>) -> Checked<T> {
 }
 
 /// The full-shape geometry a bundle's B.DIM describes (docs/isa.md §1.3).
-type Dims = Geometry<u32>;
+pub(crate) type Dims = Geometry<u32>;
 
 /// What commit resolved about the destination before allocating it.
-struct Destination {
-    reg: TileReg,
+pub(crate) struct Destination {
+    pub reg: TileReg,
     /// The capacity the tile takes under its bundle's PE mask.
-    footprint: u64,
-    tile: Tile,
-    pad: PadValue,
+    pub footprint: u64,
+    pub tile: Tile,
+    pub pad: PadValue,
 }
 
 impl Machine {
@@ -98,8 +115,10 @@ impl Machine {
             regs: vec![None; LOCAL_REGISTERS as usize],
             file: RegisterFile::new(),
             flags: 0,
-            gprs: [0; GPR_COUNT],
+            scalar: ScalarCore::default(),
+            gm: Gm::default(),
             bundles: 0,
+            step_limit: DEFAULT_STEP_LIMIT,
         }
     }
 
@@ -187,11 +206,29 @@ impl Machine {
         self.flags
     }
 
-    /// Set a scalar register a B.DIM may add to its immediate (selector 0 stays zero).
+    /// The kernel ABI: set an absolute GPR before the run (selector 0 stays zero).
     pub fn set_gpr(&mut self, selector: usize, value: u64) {
-        if (1..GPR_COUNT).contains(&selector) {
-            self.gprs[selector] = value;
-        }
+        self.scalar.set_gpr(selector, value);
+    }
+
+    /// The value of an absolute GPR (0 for selectors outside 0..23).
+    pub fn gpr(&self, selector: usize) -> u64 {
+        self.scalar.gprs().get(selector).copied().unwrap_or(0)
+    }
+
+    /// The kernel ABI: map a GM buffer (a memref argument's bytes) and return its base address.
+    pub fn map_gm(&mut self, bytes: Vec<u8>) -> u64 {
+        self.gm.map(bytes)
+    }
+
+    /// The bytes of the GM buffer mapped at `base`.
+    pub fn gm_buffer(&self, base: u64) -> Option<&[u8]> {
+        self.gm.buffer(base)
+    }
+
+    /// Stop a kernel after this many executed instructions (a StepLimit fault).
+    pub fn set_step_limit(&mut self, steps: u64) {
+        self.step_limit = steps;
     }
 
     /// Σ popcount(mask) × capacity over allocated Local tiles (docs/isa.md §9 decision 12).
@@ -199,75 +236,129 @@ impl Machine {
         self.file.allocated_bytes()
     }
 
-    /// Execute a program of 32-bit words. Bundles before a fault stay committed; the faulting
-    /// bundle changes nothing. A program must end outside a bundle.
+    /// Execute a kernel's 32-bit words from address 0 until the program counter reaches the end
+    /// of the words with no block open. Effects before a fault stay; the faulting bundle or
+    /// instruction changes nothing.
     pub fn run(&mut self, words: &[u32]) -> Result<(), Fault> {
+        let end = words.len() as u64 * 4;
+        let mut pc = 0u64;
         let mut block: Option<Block> = None;
-        for &word in words {
-            let here = block.as_ref().map_or(self.bundles, |b| b.index);
-            let fault = |class, message: String| Fault {
+        let mut steps = 0u64;
+        while pc != end {
+            let fault = |class, message: String, block: &Option<Block>| Fault {
                 class,
-                bundle: here,
+                bundle: block.as_ref().map_or(self.bundles, |b| b.index),
+                pc: block.as_ref().map_or(pc, |b| b.pc),
+                address: None,
                 message,
             };
+            steps += 1;
+            if steps > self.step_limit {
+                let message = format!(
+                    "the kernel did not end within {} instructions",
+                    self.step_limit
+                );
+                return Err(fault(FaultClass::StepLimit, message, &block));
+            }
+            let word = words[(pc / 4) as usize];
             let inst = Instruction::decode(word)
-                .map_err(|e| fault(FaultClass::IllegalInstruction, e.to_string()))?;
-            match inst {
-                Instruction::BStart(start) => {
-                    if let Some(prev) = block.take() {
-                        self.commit(&prev)?;
-                    }
-                    block = Some(Block::open(self.bundles, start));
-                    self.bundles += 1;
+                .map_err(|e| fault(FaultClass::IllegalInstruction, e.to_string(), &block))?;
+            let start = match inst {
+                Instruction::BStart(b) => Some(Start::Tile(b)),
+                Instruction::BStartTlsu(t) => Some(Start::Tlsu(t)),
+                Instruction::BStartStd(s) => {
+                    check_std_start(s, pc, end)
+                        .map_err(|(class, message)| fault(class, message, &block))?;
+                    Some(Start::Std(s))
                 }
+                _ => None,
+            };
+            if let Some(start) = start {
+                // A BSTART commits the open block first; a taken branch continues at its target
+                // instead of here (docs/isa.md §17 decision 29).
+                if let Some(prev) = block.take() {
+                    if let Some(target) = self.commit(&prev)? {
+                        pc = target;
+                        continue;
+                    }
+                }
+                block = Some(Block::open(self.bundles, pc, start));
+                self.bundles += 1;
+                pc += 4;
+                continue;
+            }
+            match inst {
                 Instruction::BStop => match block.take() {
-                    Some(b) => self.commit(&b)?,
+                    Some(b) => pc = self.commit(&b)?.unwrap_or(pc + 4),
                     None => {
-                        return Err(fault(
-                            FaultClass::BundleControl,
-                            "BSTOP outside a bundle".into(),
-                        ))
+                        let message = "BSTOP outside a block".into();
+                        return Err(fault(FaultClass::BundleControl, message, &block));
                     }
                 },
-                Instruction::BIot(iot) if iot.mask.is_noop() && block.is_none() => {}
-                header => match block.as_mut() {
-                    Some(b) => b
-                        .header(&header, &self.gprs)
-                        .map_err(|(class, message)| fault(class, message))?,
-                    None => {
-                        return Err(fault(
-                            FaultClass::BundleControl,
-                            format!("header command {word:#010x} outside a bundle"),
-                        ))
+                Instruction::Scalar(i) => {
+                    let effect = execute_scalar(&mut self.scalar, &i, block.as_mut())
+                        .map_err(|(class, message)| fault(class, message, &block))?;
+                    if let (Effect::Condition(c), Some(b)) = (effect, block.as_mut()) {
+                        b.taken = Some(c);
                     }
-                },
+                    pc += 4;
+                }
+                Instruction::BIot(iot) if iot.mask.is_noop() && block.is_none() => pc += 4,
+                header => {
+                    match block.as_mut() {
+                        Some(b) => b.header(&header, self.scalar.gprs()),
+                        None => Err((
+                            FaultClass::BundleControl,
+                            format!("header command {word:#010x} outside a block"),
+                        )),
+                    }
+                    .map_err(|(class, message)| fault(class, message, &block))?;
+                    pc += 4;
+                }
             }
         }
         match block {
             Some(b) => Err(Fault {
                 class: FaultClass::BundleControl,
                 bundle: b.index,
-                message: "the program ends inside a bundle (no BSTOP)".into(),
+                pc: b.pc,
+                address: None,
+                message: "the program ends inside a block (no BSTOP)".into(),
             }),
             None => Ok(()),
         }
     }
 
-    fn commit(&mut self, block: &Block) -> Result<(), Fault> {
-        self.try_commit(block).map_err(|(class, message)| Fault {
-            class,
+    /// Commit a block: run its tile op, or pick a standard block's continuation. Returns the
+    /// branch target when the block transfers control.
+    fn commit(&mut self, block: &Block) -> Result<Option<u64>, Fault> {
+        let result = match block.start {
+            Start::Tile(_) => self.try_commit(block).map(|()| None),
+            Start::Tlsu(t) => self.commit_tlsu(block, t).map(|()| None),
+            Start::Std(s) => Ok(branch_target(block, s)),
+        };
+        result.map_err(|e| Fault {
+            class: e.class,
             bundle: block.index,
-            message,
+            pc: block.pc,
+            address: e.address,
+            message: e.message,
         })
     }
 
-    fn try_commit(&mut self, block: &Block) -> Checked<()> {
+    fn try_commit(&mut self, block: &Block) -> Result<(), CommitFault> {
+        self.try_commit_tile(block).map_err(CommitFault::from)
+    }
+
+    fn try_commit_tile(&mut self, block: &Block) -> Checked<()> {
         // 1. Only mask-0 bindings: success without effect.
         if block.bindings.is_empty() && block.saw_noop_binding {
             return Ok(());
         }
         // 2. The op.
-        let start = block.start;
+        let Start::Tile(start) = block.start else {
+            return Err((FaultClass::BundleControl, "not a tile-element block".into()));
+        };
         let Some(op) = by_selector(start.mode as u32, start.function as u32) else {
             return Err((
                 FaultClass::IllegalInstruction,
@@ -380,7 +471,7 @@ impl Machine {
         Ok(())
     }
 
-    fn source(&self, reg: TileReg) -> Checked<&Tile> {
+    pub(crate) fn source(&self, reg: TileReg) -> Checked<&Tile> {
         match self.tile(reg) {
             Some(t) => Ok(t),
             None => legality(format!("source {reg} is not allocated")),
@@ -455,6 +546,20 @@ impl Machine {
             OpKind::Reduce(axis, _) => axis.vector(dims),
             OpKind::Expand(..) | OpKind::Binary(_) | OpKind::Unary(_) => dims,
         };
+        self.new_destination(dst_type, out, hand, size, mask, pad)
+    }
+
+    /// Rename, capacity and shape checks for a new destination of geometry `out` (docs/isa.md
+    /// §3.3–§3.4); nothing is allocated yet.
+    pub(crate) fn new_destination(
+        &self,
+        dst_type: DataType,
+        out: Dims,
+        hand: Hand,
+        size: SizeCode,
+        mask: PeMask,
+        pad: PadValue,
+    ) -> Checked<Destination> {
         let (cols, valid_rows, valid_cols) = (out.cols, out.valid_rows, out.valid_cols);
         let Some(rows) = size.derived_rows(cols, dst_type.bits()) else {
             return allocation(format!(
@@ -671,4 +776,99 @@ fn destination_type(op: &OpInfo, src_type: DataType, datr: Option<Datr>) -> Chec
             op.mnemonic
         ))
     }
+}
+
+/// Run one scalar instruction in the open block, if any. SETC belongs in the body of a COND
+/// standard block, once (docs/isa.md §12.4); any scalar instruction starts the body (§17
+/// decision 28). A fault changes nothing.
+fn execute_scalar(
+    core: &mut ScalarCore,
+    inst: &ScalarInst,
+    block: Option<&mut Block>,
+) -> Checked<Effect> {
+    if let ScalarOp::SetC { .. } = inst.info.op {
+        let in_cond = block
+            .as_deref()
+            .is_some_and(|b| matches!(b.start, Start::Std(s) if s.transfer == Transfer::Cond));
+        if !in_cond {
+            return Err((
+                FaultClass::BundleControl,
+                format!("{inst} outside the body of a BSTART.STD COND block"),
+            ));
+        }
+        if block.as_deref().is_some_and(|b| b.taken.is_some()) {
+            return Err((
+                FaultClass::BundleControl,
+                format!("{inst}: a second SETC in one block"),
+            ));
+        }
+    }
+    let effect = core
+        .execute(inst)
+        .map_err(|m| (FaultClass::IllegalInstruction, format!("{inst}: {m}")))?;
+    if let Some(b) = block {
+        b.body = true;
+    }
+    Ok(effect)
+}
+
+/// A commit's fault before the block's index and address are attached.
+#[derive(Debug)]
+pub(crate) struct CommitFault {
+    pub class: FaultClass,
+    pub address: Option<u64>,
+    pub message: String,
+}
+
+impl From<(FaultClass, String)> for CommitFault {
+    fn from((class, message): (FaultClass, String)) -> CommitFault {
+        CommitFault {
+            class,
+            address: None,
+            message,
+        }
+    }
+}
+
+/// A BSTART.STD's target must be a 32-bit word of the kernel, or its end (docs/isa.md §12.1,
+/// §17 decision 30). IND and RET need a return or indirect address ptoc's leaf kernels never have.
+fn check_std_start(s: StdStart, pc: u64, end: u64) -> Checked<()> {
+    match s.transfer {
+        Transfer::Fall => Ok(()),
+        Transfer::Ind | Transfer::Ret => Err((
+            FaultClass::IllegalInstruction,
+            format!(
+                "BSTART.STD {}: the interpreter runs leaf kernels, with no indirect or return address",
+                s.transfer.name()
+            ),
+        )),
+        Transfer::Direct | Transfer::Cond => {
+            let target = pc as i64 + s.offset as i64;
+            if target < 0 || target as u64 > end {
+                Err((
+                    FaultClass::InstructionPage,
+                    format!(
+                        "branch target {target:#x} is outside the kernel's code (0..={end:#x})"
+                    ),
+                ))
+            } else if !(target as u64).is_multiple_of(4) {
+                Err((
+                    FaultClass::IllegalInstruction,
+                    format!("branch target {target:#x} is not on a 32-bit word"),
+                ))
+            } else {
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Where a committed standard block continues, when not at the next instruction.
+fn branch_target(block: &Block, s: StdStart) -> Option<u64> {
+    let taken = match s.transfer {
+        Transfer::Direct => true,
+        Transfer::Cond => block.taken == Some(true),
+        Transfer::Fall | Transfer::Ind | Transfer::Ret => false,
+    };
+    taken.then(|| (block.pc as i64 + s.offset as i64) as u64)
 }

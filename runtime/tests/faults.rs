@@ -73,8 +73,8 @@ fn illegal_instruction() {
 
 #[test]
 fn bundle_control() {
-    expect_fault(&[BSTOP], BundleControl, 1, "outside a bundle");
-    expect_fault(&[dim(0, 3)], BundleControl, 1, "outside a bundle");
+    expect_fault(&[BSTOP], BundleControl, 1, "outside a block");
+    expect_fault(&[dim(0, 3)], BundleControl, 1, "outside a block");
     let d = datr(None, PadValue::Zero);
     expect_fault(
         &[bstart("TADD", FP32), d, d],
@@ -117,7 +117,7 @@ fn bundle_control() {
         &[bstart("TADD", FP32), dim(0, 3)],
         BundleControl,
         1,
-        "ends inside a bundle",
+        "ends inside a block",
     );
     // The second bundle of this program faults: the first one (index 1) is committed and kept.
     let mut m = machine();
