@@ -17,7 +17,9 @@ pub mod rules;
 pub use dtype::{DataType, PadValue, TypeClass};
 pub use encoding::{DecodeError, Instruction};
 pub use geometry::{Hand, PeMask, SizeCode, TileReg};
-pub use ops::{Axis, ElementOp, Engine, OpInfo, OpKind, Reduction, ResultKind, UnaryOp};
+pub use ops::{
+    Axis, CmpMode, ElementOp, Engine, OpInfo, OpKind, Reduction, ResultKind, Storage, UnaryOp,
+};
 pub use regfile::RegisterFile;
 pub use rules::Geometry;
 
