@@ -501,6 +501,7 @@ fn full_shape(
     let mut want = *reference;
     want.dtype = dtype;
     want.pad = ty.pad;
+    want.storage = ty.storage;
     Some(
         Violation::new(
             Rule::FullShape,
