@@ -16,7 +16,7 @@
 //!
 //! Every error is a [`Diagnostic`] at the offending token's `file:line:col`.
 
-use crate::metadata::{parse_register, TileMeta};
+use crate::metadata::{self, parse_register, TileMeta};
 use crate::syntax::{
     cmode_by_name, gpr_by_name, layout_by_name, rmode_by_name, DTYPE_NONE_NAME, GPR_NAMES,
 };
@@ -1069,7 +1069,7 @@ fn parse_tile(c: &mut Cursor) -> PResult<TileMeta> {
     c.comma()?;
     let register = source_register(c)?;
     c.comma()?;
-    let dtype = c.dtype()?;
+    let (storage, dtype) = c.named("DataType or PRED", metadata::storage_and_type)?;
     c.comma()?;
     let (rows, cols) = shape(c, "a physical shape")?;
     key(c, "valid")?;
@@ -1087,6 +1087,7 @@ fn parse_tile(c: &mut Cursor) -> PResult<TileMeta> {
         name,
         register,
         dtype,
+        storage,
         rows,
         cols,
         valid_rows,

@@ -8,10 +8,10 @@
 //! text that assembles back to the same bytes.
 
 use crate::metadata::TileMeta;
-use crate::syntax::{gpr_name, layout_name, quote_name, CMODE_NAMES, DTYPE_NONE_NAME, RMODE_NAMES};
+use crate::syntax::{gpr_name, layout_name, quote_name, DTYPE_NONE_NAME, RMODE_NAMES};
 use crate::{Bundle, Kernel};
 use ptoc_isa::encoding::{BStart, Datr, Ios, IotSources};
-use ptoc_isa::{ops, DataType, Instruction};
+use ptoc_isa::{ops, CmpMode, DataType, Instruction};
 use std::fmt::Write as _;
 
 /// The canonical text of one instruction.
@@ -68,9 +68,15 @@ fn datr_dtype_name(dtype: Option<DataType>) -> &'static str {
 }
 
 /// Short `key=value` form when only DataType and PadValue are set (DataType code 0 is left out),
-/// else the spec's 7-field `{Layout, DataType, Pad, CMode, RMode, Sat, Canonicalize}` form.
+/// or only CMode and PadValue (TCMP: `B.DATR CMode=LT, PadValue=Null`), else the spec's 7-field
+/// `{Layout, DataType, Pad, CMode, RMode, Sat, Canonicalize}` form.
 fn format_datr(d: &Datr) -> String {
-    let short = d.cmode == 0 && !d.sat && !d.canonicalize && d.rmode == 0 && d.layout == 0;
+    let plain = !d.sat && !d.canonicalize && d.rmode == 0 && d.layout == 0;
+    let cmode = CmpMode::from_code(d.cmode);
+    if let (true, Some(DataType::FP64), Some(m)) = (plain && d.cmode != 0, d.dtype, cmode) {
+        return format!("B.DATR CMode={}, PadValue={}", m.name(), d.pad.name());
+    }
+    let short = d.cmode == 0 && plain;
     if short {
         return match d.dtype {
             Some(DataType::FP64) => format!("B.DATR PadValue={}", d.pad.name()),
@@ -86,7 +92,7 @@ fn format_datr(d: &Datr) -> String {
         layout_name(d.layout).unwrap_or("NORM"),
         datr_dtype_name(d.dtype),
         d.pad.name(),
-        CMODE_NAMES.get(d.cmode as usize).unwrap_or(&"EQ"),
+        cmode.map_or("EQ", CmpMode::name),
         RMODE_NAMES[d.rmode as usize & 7],
         d.sat as u8,
         d.canonicalize as u8
@@ -128,7 +134,7 @@ fn format_tile(keyword: &str, t: &TileMeta) -> String {
         ".{keyword} {}, {}, {}, {}x{}, valid={}x{}, size={}, pad={}",
         quote_name(&t.name),
         t.register,
-        t.dtype,
+        t.type_name(),
         t.rows,
         t.cols,
         t.valid_rows,
@@ -219,7 +225,10 @@ mod tests {
             (0x09F0_1023, "B.DATR DataType=DTYPE_NONE, PadValue=Max"),
             (0x0800_1023, "B.DATR PadValue=Max"),
             (0x0028_D293, "B.IOT T#3, mask=1000, last, ->U<1>"),
-            (0xC1A1_9181, "BSTART.TEPL 0, 26, U64"),
+            (0xC1A1_9181, "BSTART.VEC TSEL, U64"),
+            // TCMP/U64 (tile-exec-tcmp-bundle-001.asl) and its CMode.
+            (0xC0D1_9181, "BSTART.VEC TCMP, U64"),
+            (0x7800_1023, "B.DATR CMode=GT, PadValue=Null"),
             (0x0831_9181, "BSTART.SFU TDIV, FP32"),
             (0x0801_9181, "BSTART.VEC TADD, FP32"),
         ];

@@ -11,9 +11,11 @@ use crate::{metadata, Bundle, Kernel, KernelMeta, Origin};
 use ptoc_ir::{Attr, Diagnostic, Function, Op, TileType, ValueDef, ValueId};
 use ptoc_isa::encoding::{BStart, Datr, Dim, Iot, IotSources};
 use ptoc_isa::geometry::MAX_DIM;
+use ptoc_isa::ops::CMODE_ATTR;
 use ptoc_isa::profile::PROFILE;
 use ptoc_isa::{
-    DataType, Instruction, PadValue, PeMask, RegisterFile, ResultKind, SizeCode, TileReg,
+    CmpMode, DataType, Instruction, OpKind, PadValue, PeMask, RegisterFile, ResultKind, SizeCode,
+    TileReg,
 };
 use std::collections::{BTreeMap, HashMap};
 
@@ -179,6 +181,7 @@ fn tile_meta(
         name,
         register,
         dtype: ty.dtype,
+        storage: ty.storage,
         rows: u32::try_from(rows).map_err(|_| format!("{ATTR_ROWS} = {rows} is out of range"))?,
         cols,
         valid_rows,
@@ -264,17 +267,33 @@ fn lower_op(
     let result = tiles
         .get(&op.result)
         .ok_or_else(|| err("the result has no register".to_string()))?;
-    let Some(src0) = sources.first() else {
+    // BSTART's DataType and the B.DIM geometry come from the typed source (TSEL's true
+    // source, not its predicate).
+    let Some(src0) = sources.get(info.typed_source()) else {
         return Err(err(format!("{} has no source operand", info.mlir_name())));
     };
     check_result_type(info.result, src0.dtype, result.dtype).map_err(err)?;
+    let cmode = match info.kind {
+        OpKind::Compare => Some(match op.attrs.get(CMODE_ATTR) {
+            Some(Attr::Str(name)) => CmpMode::from_mlir_name(name)
+                .ok_or_else(|| err(format!("{CMODE_ATTR} = {name:?} is not a comparison")))?,
+            _ => {
+                return Err(err(format!(
+                    "{} needs a {CMODE_ATTR} string",
+                    info.mlir_name()
+                )))
+            }
+        }),
+        _ => None,
+    };
 
     let mut insts = vec![Instruction::BStart(BStart {
         mode: info.mode,
         function: info.function,
         dtype: src0.dtype,
     })];
-    if let Some(datr) = datr_for(info.result, src0.dtype, result.dtype, result.pad).map_err(err)? {
+    let datr = datr_for(info.result, src0.dtype, result.dtype, result.pad).map_err(err)?;
+    if let Some(datr) = with_cmode(datr, cmode) {
         insts.push(Instruction::BDatr(datr));
     }
     // The B.DIM geometry is the full-shape operand: the destination of a copy expand, else source0.
@@ -299,20 +318,41 @@ fn lower_op(
             }));
         }
     }
-    let regs: Vec<TileReg> = sources.iter().map(|t| t.register).collect();
-    let sources = match regs[..] {
-        [a] => IotSources::One(a),
-        [a, b] => IotSources::Two(a, b),
-        _ => return Err(err(format!("{} sources cannot be bound", regs.len()))),
-    };
-    insts.push(Instruction::BIot(Iot {
-        sources,
-        last: true,
-        mask,
-        dst: Some((result.register.hand(), result.size_code)),
-    }));
+    // One B.IOT per group of `info.bindings`; only the last carries the destination and L=1.
+    let mut regs = sources.iter().map(|t| t.register);
+    for (i, &count) in info.bindings.iter().enumerate() {
+        let group: Vec<TileReg> = regs.by_ref().take(count).collect();
+        let sources = match group[..] {
+            [a] => IotSources::One(a),
+            [a, b] => IotSources::Two(a, b),
+            _ => return Err(err(format!("{} sources cannot be bound", group.len()))),
+        };
+        let last = i + 1 == info.bindings.len();
+        insts.push(Instruction::BIot(Iot {
+            sources,
+            last,
+            mask,
+            dst: last.then(|| (result.register.hand(), result.size_code)),
+        }));
+    }
     insts.push(Instruction::BStop);
     Ok(insts)
+}
+
+/// TCMP's relation goes into B.DATR CMode; a B.DATR for CMode alone leaves the pad Null (an
+/// omitted B.DATR would mean EQ, docs/isa.md §1.9). `EQ` with a Null pad needs no B.DATR.
+fn with_cmode(datr: Option<Datr>, cmode: Option<CmpMode>) -> Option<Datr> {
+    match (datr, cmode) {
+        (datr, None | Some(CmpMode::Eq)) => datr,
+        (Some(d), Some(m)) => Some(Datr {
+            cmode: m.code(),
+            ..d
+        }),
+        (None, Some(m)) => Some(Datr {
+            cmode: m.code(),
+            ..Datr::with(Some(DataType::FP64), PadValue::Null)
+        }),
+    }
 }
 
 /// The hardware decides the result type of every op but EXPDIF (`ResultKind::encoded`); the IR

@@ -14,7 +14,7 @@
 //! the SizeCode derives). Kernels appear in the order of their code in `.text`. The full
 //! description, with the rules a reader checks, is in `codegen/METADATA.md`.
 
-use ptoc_isa::{DataType, PadValue, PeMask, SizeCode, TileReg, SPEC_VERSION};
+use ptoc_isa::{DataType, PadValue, PeMask, SizeCode, Storage, TileReg, SPEC_VERSION};
 use serde_json::{json, Map, Value};
 
 /// Name of the ELF section holding the metadata.
@@ -22,7 +22,11 @@ pub const METADATA_SECTION: &str = ".pto.meta";
 /// The `format` string of the metadata document.
 pub const METADATA_FORMAT: &str = "ptoc-kernel-metadata";
 /// The metadata layout version this crate writes and reads.
-pub const METADATA_VERSION: u64 = 1;
+pub const METADATA_VERSION: u64 = 2;
+
+/// The `dtype` spelling of a predicate tile (packed bits, docs/isa.md §3.6) in the metadata and
+/// the `.arg`/`.result` directives; no DataType has this name.
+pub const PREDICATE_NAME: &str = "PRED";
 
 /// One argument or result tile of a kernel: where the loader puts it (or reads it) and its shape.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,7 +34,9 @@ pub struct TileMeta {
     /// The source name (`x` for `%x`), `argN` for unnamed arguments, `rN` for results.
     pub name: String,
     pub register: TileReg,
+    /// [`ptoc_isa::dtype::PREDICATE_DTYPE`] for a predicate.
     pub dtype: DataType,
+    pub storage: Storage,
     /// Physical rows (derived from the SizeCode) and columns.
     pub rows: u32,
     pub cols: u32,
@@ -41,6 +47,14 @@ pub struct TileMeta {
 }
 
 impl TileMeta {
+    /// The `dtype` spelling: a DataType name, or `PRED` for a predicate.
+    pub fn type_name(&self) -> &'static str {
+        match self.storage {
+            Storage::Numeric => self.dtype.name(),
+            Storage::Predicate => PREDICATE_NAME,
+        }
+    }
+
     /// Check that the shape is one the SizeCode can hold (`DerivedTileRows`, valid ≤ physical).
     pub fn check(&self) -> Result<(), String> {
         if !is_tile_name(&self.name) {
@@ -50,15 +64,30 @@ impl TileMeta {
                 self.name
             ));
         }
-        let derived = self
-            .size_code
-            .derived_rows(self.cols, self.dtype.bits())
-            .ok_or_else(|| {
-                format!(
-                    "{}: SizeCode {} derives no rows for {} columns of {}",
-                    self.name, self.size_code, self.cols, self.dtype
-                )
-            })?;
+        if self.storage == Storage::Predicate {
+            // A predicate's rows are its source's; its SizeCode only has to hold the bits.
+            let need = ptoc_isa::geometry::predicate_bytes(self.rows, self.cols);
+            if need > self.size_code.bytes() as u64 || self.rows == 0 || self.cols == 0 {
+                return Err(format!(
+                    "{}: a {}x{} predicate needs {need} bytes; SizeCode {} holds {}",
+                    self.name,
+                    self.rows,
+                    self.cols,
+                    self.size_code,
+                    self.size_code.bytes()
+                ));
+            }
+        }
+        let derived = match self.storage {
+            Storage::Predicate => Some(self.rows),
+            Storage::Numeric => self.size_code.derived_rows(self.cols, self.dtype.bits()),
+        }
+        .ok_or_else(|| {
+            format!(
+                "{}: SizeCode {} derives no rows for {} columns of {}",
+                self.name, self.size_code, self.cols, self.dtype
+            )
+        })?;
         if derived != self.rows {
             return Err(format!(
                 "{}: SizeCode {} with {} columns of {} gives {derived} rows, not {}",
@@ -130,7 +159,7 @@ fn tile_json(t: &TileMeta) -> Value {
     json!({
         "name": t.name,
         "register": t.register.to_string(),
-        "dtype": t.dtype.name(),
+        "dtype": t.type_name(),
         "rows": t.rows,
         "cols": t.cols,
         "valid_rows": t.valid_rows,
@@ -227,12 +256,22 @@ pub fn parse_register(text: &str) -> Option<TileReg> {
     TileReg::of(ptoc_isa::Hand::from_letter(letter)?, number.parse().ok()?)
 }
 
+/// `PRED` or a DataType name: the tile's storage and DataType.
+pub fn storage_and_type(name: &str) -> Option<(Storage, DataType)> {
+    if name == PREDICATE_NAME {
+        return Some((Storage::Predicate, ptoc_isa::dtype::PREDICATE_DTYPE));
+    }
+    DataType::from_name(name).map(|t| (Storage::Numeric, t))
+}
+
 fn tile_from(value: &Value, path: String) -> Result<TileMeta, MetaError> {
     let o = Obj::new(value, path)?;
+    let storage_and_type = o.parsed("dtype", "a DataType name or PRED", storage_and_type)?;
     let tile = TileMeta {
         name: o.str("name")?.to_string(),
         register: o.parsed("register", "a register like T#1", parse_register)?,
-        dtype: o.parsed("dtype", "a DataType name", DataType::from_name)?,
+        dtype: storage_and_type.1,
+        storage: storage_and_type.0,
         rows: o.u32("rows")?,
         cols: o.u32("cols")?,
         valid_rows: o.u32("valid_rows")?,
@@ -312,6 +351,7 @@ mod tests {
             name: name.into(),
             register: TileReg::new(reg).unwrap(),
             dtype: DataType::FP32,
+            storage: Storage::Numeric,
             rows: 8,
             cols: 16,
             valid_rows: 8,
@@ -336,6 +376,18 @@ mod tests {
         assert_eq!(decode(&odd), Ok(vec![("k\"\n".to_string(), meta.clone())]));
         let text = String::from_utf8(bytes).unwrap();
         assert!(text.starts_with(r#"{"format":"ptoc-kernel-metadata","kernels":[{"args":[{"cols":16,"dtype":"FP32","name":"x","pad":"Max","register":"T#1","rows":8,"#), "{text}");
+        // A predicate: its rows are its own (not derived), its SizeCode holds the bits.
+        let mut p = sample_tile("p", 3);
+        p.storage = Storage::Predicate;
+        p.dtype = ptoc_isa::dtype::PREDICATE_DTYPE;
+        p.rows = 64;
+        let pm = KernelMeta {
+            args: vec![p],
+            ..KernelMeta::default()
+        };
+        let bytes = encode([("k", &pm)]);
+        assert!(String::from_utf8_lossy(&bytes).contains(r#""dtype":"PRED""#));
+        assert_eq!(decode(&bytes), Ok(vec![("k".to_string(), pm)]));
     }
 
     #[test]
@@ -346,7 +398,18 @@ mod tests {
         };
         let good = String::from_utf8(encode([("k", &meta)])).unwrap();
         let cases = [
-            (good.replace("\"version\":1", "\"version\":2"), "version 2"),
+            (good.replace("\"version\":2", "\"version\":1"), "version 1"),
+            // A predicate's SizeCode must hold its packed bits: 8x16 bits are 16 bytes, so
+            // SizeCode 3 holds them, but 2048 rows (4 KiB of bits) do not fit.
+            (
+                good.replace("\"dtype\":\"FP32\"", "\"dtype\":\"PRED\"")
+                    .replace("\"rows\":8", "\"rows\":2048"),
+                "needs 4096 bytes",
+            ),
+            (
+                good.replace("\"dtype\":\"FP32\"", "\"dtype\":\"BOOL\""),
+                "DataType name or PRED",
+            ),
             (good.replace("ptoc-kernel-metadata", "other"), "format"),
             (good.replace("\"rows\":8", "\"rows\":9"), "gives 8 rows"),
             (good.replace("T#1", "T#17"), "register"),

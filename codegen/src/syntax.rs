@@ -11,9 +11,6 @@ const LAYOUT_NAMES: [&str; 19] = [
     "ND2M32", "ND2M16", "ND2N8", "M322ND", "M162ND", "N82ND", "NZ2ND", "NZ2DN", "NZ2ZN",
 ];
 
-/// B.DATR CMode names by code (0..5); the spec's examples also write `None` for 0.
-pub const CMODE_NAMES: [&str; 6] = ["EQ", "NE", "LT", "GT", "LE", "GE"];
-
 /// B.DATR RMode names by code; `RTM`/`RTP` are accepted for 3/4.
 pub const RMODE_NAMES: [&str; 8] = ["Default", "RNE", "RTZ", "RDN", "RUP", "RNA", "RTO", "RHB"];
 
@@ -44,14 +41,15 @@ pub fn layout_by_name(name: &str) -> Option<u8> {
         .map(|i| LAYOUT_CODES[i] as u8)
 }
 
+/// B.DATR CMode by name (`ptoc_isa::CmpMode::name`); the spec's examples also write `None` for 0.
 pub fn cmode_by_name(name: &str) -> Option<u8> {
     if name.eq_ignore_ascii_case("None") {
         return Some(0);
     }
-    CMODE_NAMES
+    ptoc_isa::CmpMode::ALL
         .iter()
-        .position(|n| n.eq_ignore_ascii_case(name))
-        .map(|i| i as u8)
+        .find(|m| m.name().eq_ignore_ascii_case(name))
+        .map(|m| m.code())
 }
 
 pub fn rmode_by_name(name: &str) -> Option<u8> {

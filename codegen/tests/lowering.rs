@@ -7,7 +7,7 @@ use common::{tile, worked_example, Builder};
 use ptoc_codegen::{lower_function, print_asm};
 use ptoc_ir::{Attr, Dim};
 use ptoc_isa::encoding::IotSources;
-use ptoc_isa::ops::{self, CATALOGUE};
+use ptoc_isa::ops::{self, CATALOGUE, CMODE_ATTR};
 use ptoc_isa::{Axis, DataType, Instruction, OpKind, PadValue, ResultKind};
 use DataType::*;
 
@@ -214,9 +214,28 @@ fn function_for(op: &'static ops::OpInfo) -> ptoc_ir::Function {
             (vec![x, b.arg("y", full)], full)
         }
         (OpKind::Unary(_), _) => (vec![b.arg("x", full)], full),
+        (OpKind::Compare, _) => {
+            let x = b.arg("x", full);
+            (vec![x, b.arg("y", full)], predicate_of(&full))
+        }
+        (OpKind::Select, _) => {
+            let p = b.arg("p", predicate_of(&full));
+            let x = b.arg("x", full);
+            (vec![p, x, b.arg("y", full)], full)
+        }
     };
     let r = b.op(op.mnemonic, &operands, result, 2);
+    if op.kind == OpKind::Compare {
+        let attr = Attr::Str("lt".into());
+        b.f.ops[0].attrs.insert(CMODE_ATTR.into(), attr);
+    }
     b.ret(&[r])
+}
+
+/// The predicate of a full-shape tile: same physical and valid shape, i1.
+fn predicate_of(full: &ptoc_ir::TileType) -> ptoc_ir::TileType {
+    let (rows, cols, vr, vc) = full.dims().unwrap();
+    ptoc_ir::TileType::predicate(rows, cols).with_valid(vr, vc)
 }
 
 #[test]
@@ -247,14 +266,24 @@ fn every_catalogue_op_lowers_to_one_well_formed_bundle() {
                 _ => None,
             })
             .collect();
-        assert_eq!(iots.len(), 1, "{}", op.mnemonic);
-        let n = match iots[0].sources {
-            IotSources::Two(..) => 2,
-            IotSources::One(_) => 1,
-            IotSources::None => 0,
-        };
-        assert_eq!(n, op.sources.len(), "{}", op.mnemonic);
-        assert!(iots[0].last && iots[0].dst.is_some());
+        // One B.IOT per binding of the row (TSEL: predicate and true source, then the false
+        // source with the destination); only the last one is `last` and has a destination.
+        assert_eq!(iots.len(), op.bindings.len(), "{}", op.mnemonic);
+        for (i, (iot, &count)) in iots.iter().zip(op.bindings).enumerate() {
+            let n = match iot.sources {
+                IotSources::Two(..) => 2,
+                IotSources::One(_) => 1,
+                IotSources::None => 0,
+            };
+            assert_eq!(n, count, "{}", op.mnemonic);
+            let last = i + 1 == iots.len();
+            assert_eq!(
+                (iot.last, iot.dst.is_some()),
+                (last, last),
+                "{}",
+                op.mnemonic
+            );
+        }
         // LB0 = 6 valid columns, LB1 = valid rows unless 1, LB2 = 8 physical columns.
         let dims = dims_of(&insts);
         assert_eq!(dims[0], (0, 6), "{}", op.mnemonic);
@@ -393,8 +422,9 @@ mod random_ops {
     use super::common::{tile, Builder};
     use proptest::prelude::*;
     use ptoc_codegen::{assemble, lower_function, print_asm};
+    use ptoc_ir::Attr;
     use ptoc_isa::dtype::EXPDIF_PAIRS;
-    use ptoc_isa::ops::CATALOGUE;
+    use ptoc_isa::ops::{CATALOGUE, CMODE_ATTR};
     use ptoc_isa::{Axis, DataType, Instruction, OpKind, PadValue, ResultKind};
 
     /// One op of the catalogue on random shapes, types and pads, as an allocated function.
@@ -445,9 +475,25 @@ mod random_ops {
                         (vec![x, b.arg("y", full(src))], full(src))
                     }
                     OpKind::Unary(_) => (vec![b.arg("x", full(src))], full(src)),
+                    OpKind::Compare => {
+                        let x = b.arg("x", full(src));
+                        let p = ptoc_ir::TileType::predicate(vr, cols).with_valid(vr, vc);
+                        (vec![x, b.arg("y", full(src))], p)
+                    }
+                    OpKind::Select => {
+                        let p = ptoc_ir::TileType::predicate(vr, cols).with_valid(vr, vc);
+                        let p = b.arg("p", p);
+                        let x = b.arg("x", full(src));
+                        (vec![p, x, b.arg("y", full(src))], full(src))
+                    }
                 };
                 result.pad = pad;
                 let r = b.op(op.mnemonic, &operands, result, 2);
+                if op.kind == OpKind::Compare {
+                    let mode = ptoc_isa::CmpMode::ALL[d.index(6)];
+                    let attr = Attr::Str(mode.mlir_name().into());
+                    b.f.ops[0].attrs.insert(CMODE_ATTR.into(), attr);
+                }
                 b.ret(&[r])
             })
     }
@@ -459,7 +505,7 @@ mod random_ops {
         fn lowered_bundles_follow_the_template_and_reassemble(f in case()) {
             let k = lower_function(&f).map_err(|d| TestCaseError::fail(format!("{d:?}")))?;
             let op = f.ops[0].info;
-            let src = f.ty(f.ops[0].operands[0]);
+            let src = f.ty(f.ops[0].operands[op.typed_source()]);
             let dst = f.ty(f.ops[0].result);
             let full = if op.result == ResultKind::Broadcast { dst } else { src };
             let (_, cols, vr, vc) = full.dims().unwrap();
@@ -478,9 +524,17 @@ mod random_ops {
                 _ => None,
             });
             let expdif_widens = op.result == ResultKind::ExpDif && dst.dtype != src.dtype;
-            prop_assert_eq!(datr.is_some(), dst.pad != PadValue::Null || expdif_widens);
+            // TCMP's relation is B.DATR CMode; EQ (code 0) is what an omitted B.DATR means.
+            let cmode = match f.ops[0].attrs.get(CMODE_ATTR) {
+                Some(Attr::Str(m)) => ptoc_isa::CmpMode::from_mlir_name(m).unwrap().code(),
+                _ => 0,
+            };
+            prop_assert_eq!(
+                datr.is_some(),
+                dst.pad != PadValue::Null || expdif_widens || cmode != 0
+            );
             if let Some(d) = datr {
-                prop_assert_eq!(d.pad, dst.pad);
+                prop_assert_eq!((d.pad, d.cmode), (dst.pad, cmode));
             }
             let Instruction::BStart(start) = insts[0] else { panic!("{insts:?}") };
             prop_assert_eq!(start.dtype, src.dtype);

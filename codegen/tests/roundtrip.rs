@@ -7,7 +7,7 @@ use ptoc_codegen::{
     TileMeta,
 };
 use ptoc_isa::dtype::ARITHMETIC;
-use ptoc_isa::{Instruction, PadValue, PeMask, SizeCode, TileReg};
+use ptoc_isa::{Instruction, PadValue, PeMask, SizeCode, Storage, TileReg};
 
 /// A word of one of the tile-bundle formats with random fields, or any word at all.
 fn word() -> impl Strategy<Value = u32> {
@@ -46,17 +46,27 @@ fn tile() -> impl Strategy<Value = TileMeta> {
         1u32..=10,
         any::<(u16, u16)>(),
         0u32..4,
+        any::<(bool, u16)>(),
     )
         .prop_filter_map(
             "shape fits",
-            |(name, reg, dtype, log_cols, size, (vr, vc), pad)| {
+            |(name, reg, dtype, log_cols, size, (vr, vc), pad, (pred, pred_rows))| {
                 let cols = 1 << log_cols;
                 let size_code = SizeCode::new(size)?;
-                let rows = size_code.derived_rows(cols, dtype.bits())?;
+                // A predicate's rows are any its SizeCode holds the bits of (docs/isa.md §3.6).
+                let (storage, dtype, rows) = if pred {
+                    let max_rows = (size_code.bytes() * 8 / cols).min(65535);
+                    let rows = 1 + pred_rows as u32 % max_rows;
+                    (Storage::Predicate, ptoc_isa::dtype::PREDICATE_DTYPE, rows)
+                } else {
+                    let rows = size_code.derived_rows(cols, dtype.bits())?;
+                    (Storage::Numeric, dtype, rows)
+                };
                 Some(TileMeta {
                     name,
                     register: TileReg::new(reg)?,
                     dtype,
+                    storage,
                     rows,
                     cols,
                     valid_rows: 1 + vr as u32 % rows,

@@ -1,9 +1,12 @@
 //! `!pto.tile<RxCxT[, valid=VRxVC][, pad=zero|max|min|null]>`: the tile type and its syntax.
 //!
 //! R×C is the physical shape (C a power of two; the allocator derives the physical rows from the
-//! SizeCode, ≥ R). `?` in any dimension asks broadcast-shape inference to fill it in.
+//! SizeCode, ≥ R). `?` in any dimension asks broadcast-shape inference to fill it in. `T = i1` is
+//! a predicate tile (TCMP's result, TSEL's mask): one packed bit per element, with the physical
+//! rows of the tile it was compared from (docs/isa.md §3.6).
 
-use ptoc_isa::{DataType, Geometry, PadValue};
+use ptoc_isa::dtype::PREDICATE_DTYPE;
+use ptoc_isa::{DataType, Geometry, PadValue, Storage};
 use std::fmt;
 
 /// One dimension: known, or `?` (to be inferred).
@@ -56,7 +59,13 @@ pub struct TileType {
     pub valid_rows: Dim,
     pub valid_cols: Dim,
     pub pad: PadValue,
+    /// Numeric elements of `dtype`, or packed predicate bits (then `dtype` is
+    /// [`PREDICATE_DTYPE`], what the spec's predicate descriptor records).
+    pub storage: Storage,
 }
+
+/// The element spelling of a predicate tile.
+pub const PREDICATE_ELEMENT: &str = "i1";
 
 impl TileType {
     /// A fully valid tile with Null pad.
@@ -68,6 +77,27 @@ impl TileType {
             valid_rows: Dim::Known(rows),
             valid_cols: Dim::Known(cols),
             pad: PadValue::Null,
+            storage: Storage::Numeric,
+        }
+    }
+
+    /// A fully valid predicate tile (`!pto.tile<RxCxi1>`) with Null pad.
+    pub fn predicate(rows: u32, cols: u32) -> TileType {
+        TileType {
+            storage: Storage::Predicate,
+            ..TileType::new(rows, cols, PREDICATE_DTYPE)
+        }
+    }
+
+    pub fn is_predicate(&self) -> bool {
+        self.storage == Storage::Predicate
+    }
+
+    /// The element spelling: `i1` for a predicate, else the MLIR (or spec) name of the type.
+    pub fn element_name(&self) -> &'static str {
+        match self.storage {
+            Storage::Predicate => PREDICATE_ELEMENT,
+            Storage::Numeric => self.dtype.mlir_name().unwrap_or(self.dtype.name()),
         }
     }
 
@@ -127,7 +157,7 @@ impl fmt::Display for TileType {
     /// The canonical spelling: `valid=` only when it differs from the physical shape, `pad=` only
     /// when not null.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let elem = self.dtype.mlir_name().unwrap_or(self.dtype.name());
+        let elem = self.element_name();
         write!(f, "!pto.tile<{}x{}x{}", self.rows, self.cols, elem)?;
         if (self.valid_rows, self.valid_cols) != (self.rows, self.cols) {
             write!(f, ", valid={}x{}", self.valid_rows, self.valid_cols)?;
@@ -154,7 +184,7 @@ struct Parser<'a> {
 
 /// Element spellings accepted in `!pto.tile<…>`, for error messages.
 const ELEMENT_TYPES: &str =
-    "f64, f32, tf32, hf32, f16, bf16, f8E4M3FN, f8E5M2, si8..si64, ui8..ui64, i8..i64";
+    "f64, f32, tf32, hf32, f16, bf16, f8E4M3FN, f8E5M2, si8..si64, ui8..ui64, i8..i64, i1";
 
 impl<'a> Parser<'a> {
     fn new(text: &'a str) -> Self {
@@ -243,8 +273,9 @@ impl<'a> Parser<'a> {
         let cols = self.dim("column count")?;
         self.expect("x", "'x' after the column count")?;
         let (at, name) = self.word();
-        let dtype = match DataType::from_mlir_name(name) {
-            Some(t) => t,
+        let (dtype, storage) = match DataType::from_mlir_name(name) {
+            Some(t) => (t, Storage::Numeric),
+            None if name == PREDICATE_ELEMENT => (PREDICATE_DTYPE, Storage::Predicate),
             None if name.is_empty() => return self.error(at, "expected an element type"),
             None => {
                 return self.error(
@@ -260,6 +291,7 @@ impl<'a> Parser<'a> {
             valid_rows: rows,
             valid_cols: cols,
             pad: PadValue::Null,
+            storage,
         };
         let (mut seen_valid, mut seen_pad) = (false, false);
         while self.eat(",") {
@@ -328,6 +360,20 @@ mod tests {
             TileType::parse("!pto.tile<4x4xf8E4M3FN>").unwrap().dtype,
             DataType::E4M3
         );
+        let p = TileType::parse("!pto.tile<16x64xi1, valid=3x5, pad=max>").unwrap();
+        assert_eq!(
+            p,
+            TileType::predicate(16, 64)
+                .with_valid(3, 5)
+                .with_pad(PadValue::Max)
+        );
+        assert_eq!(p.to_string(), "!pto.tile<16x64xi1, valid=3x5, pad=max>");
+        assert_ne!(
+            p,
+            TileType::new(16, 64, DataType::U8)
+                .with_valid(3, 5)
+                .with_pad(PadValue::Max)
+        );
     }
 
     #[test]
@@ -356,10 +402,12 @@ mod tests {
         }
 
         #[test]
-        fn print_parse_round_trip(r in 1u32..100, c in 0u32..8, vr in 1u32..100, t in 0usize..16, p in 0usize..4) {
-            let ty = TileType::new(r, 1 << c, ptoc_isa::dtype::ARITHMETIC[t])
-                .with_valid(vr, 1)
-                .with_pad(PadValue::ALL[p]);
+        fn print_parse_round_trip(r in 1u32..100, c in 0u32..8, vr in 1u32..100, t in 0usize..17, p in 0usize..4) {
+            let base = match ptoc_isa::dtype::ARITHMETIC.get(t) {
+                Some(&dtype) => TileType::new(r, 1 << c, dtype),
+                None => TileType::predicate(r, 1 << c),
+            };
+            let ty = base.with_valid(vr, 1).with_pad(PadValue::ALL[p]);
             proptest::prop_assert_eq!(TileType::parse(&ty.to_string()).unwrap(), ty);
         }
     }

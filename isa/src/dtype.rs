@@ -143,6 +143,10 @@ pub const EXPDIF_PAIRS: &[(DataType, DataType)] = &[
 /// Destination types of ARGMAX/ARGMIN (the decoded path always gives U32).
 pub const ARG_RESULTS: &[DataType] = &[DataType::U32, DataType::S32];
 
+/// The DataType a predicate tile's descriptor records (`ConfigurePredicateTileForMask` in
+/// `asl/tile/model/state/allocation.asl` sets U8); its payload is packed bits, never U8 values.
+pub const PREDICATE_DTYPE: DataType = DataType::U8;
+
 impl DataType {
     /// The type for an element spelling in `!pto.tile<…>`; `i8`…`i64` mean signed.
     pub fn from_mlir_name(name: &str) -> Option<DataType> {
@@ -254,6 +258,17 @@ pub enum PadValue {
 }
 
 impl PadValue {
+    /// The bit a predicate's padding holds (`PredicateTileWithPadding`,
+    /// `asl/tile/model/definedness/elements.asl`): Max writes ones, Zero and Min zeros, Null
+    /// leaves the padding undefined (docs/isa.md §3.6).
+    pub fn predicate_bit(self) -> Option<u64> {
+        match self {
+            PadValue::Zero | PadValue::Min => Some(0),
+            PadValue::Max => Some(1),
+            PadValue::Null => None,
+        }
+    }
+
     pub const ALL: [PadValue; 4] = [PadValue::Zero, PadValue::Max, PadValue::Min, PadValue::Null];
 
     pub fn from_code(code: u32) -> PadValue {

@@ -63,6 +63,14 @@ impl SizeCode {
         SizeCode::all().find(|s| s.derived_rows(cols, bits).is_some_and(|r| r >= rows))
     }
 
+    /// The smallest SizeCode that holds a packed predicate of `rows`×`cols` physical bits:
+    /// `ceil(rows·cols/8)` bytes (`PredicateTileStorageBytes`, docs/isa.md §3.6). A predicate's
+    /// rows are its source's, never derived from its own SizeCode.
+    pub fn for_predicate(rows: u32, cols: u32) -> Option<SizeCode> {
+        let bytes = predicate_bytes(rows, cols);
+        SizeCode::all().find(|s| s.bytes() as u64 >= bytes)
+    }
+
     /// The SizeCode that gives exactly `rows` physical rows (what a full-shape destination must
     /// use to match its source, docs/isa.md §1.3).
     pub fn giving_rows(rows: u32, cols: u32, bits: u32) -> Option<SizeCode> {
@@ -74,6 +82,12 @@ impl fmt::Display for SizeCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.0)
     }
+}
+
+/// Bytes a packed predicate of `rows`×`cols` physical bits occupies: logical element `i` is bit
+/// `i mod 8` of byte `i / 8` (`PredicateTileStorageBytes`, docs/isa.md §3.6).
+pub fn predicate_bytes(rows: u32, cols: u32) -> u64 {
+    (rows as u64 * cols as u64).div_ceil(8)
 }
 
 /// A register hand: T, U, M or N (B.IOT DstTile codes 0..3).
@@ -196,6 +210,19 @@ impl fmt::Display for PeMask {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn predicate_capacity_is_packed() {
+        // 16x64 bits: 128 bytes, SizeCode 1. The spec's capacity fault: a 64x128 source needs
+        // 1024 bytes, more than SizeCode 1 (tile-fault-tcmp-capacity-001.asl).
+        assert_eq!(predicate_bytes(16, 64), 128);
+        assert_eq!(SizeCode::for_predicate(16, 64), SizeCode::new(1));
+        assert_eq!(predicate_bytes(64, 128), 1024);
+        assert_eq!(SizeCode::for_predicate(64, 128), SizeCode::new(4));
+        assert_eq!(predicate_bytes(8, 2), 2);
+        assert_eq!(predicate_bytes(1, 9), 2);
+        assert_eq!(SizeCode::for_predicate(65535, 65535), None);
+    }
 
     #[test]
     fn size_codes_and_rows() {

@@ -18,7 +18,9 @@ pub mod scalar;
 pub use dtype::{DataType, PadValue, TypeClass};
 pub use encoding::{DecodeError, Instruction};
 pub use geometry::{Hand, PeMask, SizeCode, TileReg};
-pub use ops::{Axis, ElementOp, Engine, OpInfo, OpKind, Reduction, ResultKind, UnaryOp};
+pub use ops::{
+    Axis, CmpMode, ElementOp, Engine, OpInfo, OpKind, Reduction, ResultKind, Storage, UnaryOp,
+};
 pub use regfile::RegisterFile;
 pub use rules::Geometry;
 
@@ -36,7 +38,7 @@ pub enum FaultClass {
     DataAlignment,
     /// A GM element outside the buffer its base points into (docs/isa.md §15, §9 decision 19).
     DataPage,
-    /// A branch to a target outside the kernel's code (docs/isa.md §17 decision 30).
+    /// A branch to a target outside the kernel's code (docs/isa.md §17 decision 33).
     InstructionPage,
     /// Not an ISA fault: the interpreter's step budget ran out (a kernel that does not end).
     StepLimit,

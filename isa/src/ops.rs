@@ -73,6 +73,77 @@ pub enum UnaryOp {
     Log,
 }
 
+/// A TCMP comparison: B.DATR CMode codes 0..=5; 6 and 7 are reserved (docs/isa.md §1.9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CmpMode {
+    Eq,
+    Ne,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+}
+
+impl CmpMode {
+    pub const ALL: [CmpMode; 6] = [
+        CmpMode::Eq,
+        CmpMode::Ne,
+        CmpMode::Lt,
+        CmpMode::Gt,
+        CmpMode::Le,
+        CmpMode::Ge,
+    ];
+
+    /// The B.DATR CMode code.
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The mode with this CMode code; `None` for the reserved codes 6 and 7.
+    pub fn from_code(code: u8) -> Option<CmpMode> {
+        CmpMode::ALL.get(code as usize).copied()
+    }
+
+    /// The assembly spelling (`LT`).
+    pub fn name(self) -> &'static str {
+        ["EQ", "NE", "LT", "GT", "LE", "GE"][self as usize]
+    }
+
+    /// The `pto.cmode` attribute spelling (`lt`).
+    pub fn mlir_name(self) -> &'static str {
+        ["eq", "ne", "lt", "gt", "le", "ge"][self as usize]
+    }
+
+    pub fn from_mlir_name(name: &str) -> Option<CmpMode> {
+        CmpMode::ALL.into_iter().find(|m| m.mlir_name() == name)
+    }
+
+    /// `TileCompareBoolean`: the relation from "left < right" and "equal" of an ordered pair.
+    /// Unordered pairs (a NaN operand) never get here: they are NE only (docs/isa.md §1.9).
+    pub fn holds(self, less: bool, equal: bool) -> bool {
+        match self {
+            CmpMode::Eq => equal,
+            CmpMode::Ne => !equal,
+            CmpMode::Lt => less,
+            CmpMode::Le => less || equal,
+            CmpMode::Gt => !less && !equal,
+            CmpMode::Ge => !less || equal,
+        }
+    }
+}
+
+/// The attribute that names a TCMP's comparison (`pto.cmode = "lt"`).
+pub const CMODE_ATTR: &str = "pto.cmode";
+
+/// How a tile's payload is stored (`TileStorage` in `asl/tile/model/state/types.asl`): numeric
+/// elements of a DataType, or one packed bit per logical element (docs/isa.md §3.6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum Storage {
+    #[default]
+    Numeric,
+    Predicate,
+}
+
 /// A left-fold reduction along an axis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Reduction {
@@ -97,6 +168,12 @@ pub enum OpKind {
     Binary(ElementOp),
     /// Same-shape unary elementwise op.
     Unary(UnaryOp),
+    /// TCMP: two same-shape numeric sources → a predicate tile; the relation is the op's
+    /// `pto.cmode` attribute, encoded as B.DATR CMode.
+    Compare,
+    /// TSEL: a predicate and two same-shape sources → each element's bits from the true source
+    /// where the predicate bit is 1, else from the false source.
+    Select,
 }
 
 /// The role of one B.IOT source, in contract order.
@@ -110,6 +187,12 @@ pub enum OperandRole {
     SrcRight,
     Numerator,
     Denominator,
+    /// TSEL's packed predicate mask.
+    Pred,
+    /// TSEL's source taken where the predicate bit is 1.
+    SrcTrue,
+    /// TSEL's source taken where the predicate bit is 0.
+    SrcFalse,
 }
 
 impl OperandRole {
@@ -121,7 +204,31 @@ impl OperandRole {
             OperandRole::SrcRight => "right source",
             OperandRole::Numerator => "numerator",
             OperandRole::Denominator => "denominator",
+            OperandRole::Pred => "predicate",
+            OperandRole::SrcTrue => "true source",
+            OperandRole::SrcFalse => "false source",
         }
+    }
+
+    /// The storage a source in this role must have.
+    pub fn storage(self) -> Storage {
+        match self {
+            OperandRole::Pred => Storage::Predicate,
+            OperandRole::Src
+            | OperandRole::Bcast
+            | OperandRole::SrcLeft
+            | OperandRole::SrcRight
+            | OperandRole::Numerator
+            | OperandRole::Denominator
+            | OperandRole::SrcTrue
+            | OperandRole::SrcFalse => Storage::Numeric,
+        }
+    }
+
+    /// Whether a source in this role has the bundle's DataType (BSTART's type). A predicate has
+    /// none of its own (its descriptor says U8, `ConfigurePredicateTile`).
+    pub fn carries_type(self) -> bool {
+        self.storage() == Storage::Numeric
     }
 }
 
@@ -139,6 +246,8 @@ pub enum ResultKind {
     Broadcast,
     /// EXPDIF: full-shape geometry, type FP32 or the source's (the five legal pairs).
     ExpDif,
+    /// TCMP: a predicate tile of the sources' physical and valid geometry (docs/isa.md §3.6).
+    Predicate,
 }
 
 /// One row of the catalogue.
@@ -154,7 +263,10 @@ pub struct OpInfo {
     pub kind: OpKind,
     /// B.IOT sources in contract order.
     pub sources: &'static [OperandRole],
-    /// DataTypes the (first) source may have.
+    /// How many of `sources` each B.IOT binding carries, in order; the last binding also carries
+    /// the destination and L=1 (TSEL: `[2, 1]`, docs/isa.md §1.9; every other op `[n]`).
+    pub bindings: &'static [usize],
+    /// DataTypes the typed sources ([`OperandRole::carries_type`]) may have; BSTART's DataType.
     pub legal_types: &'static [DataType],
     pub result: ResultKind,
 }
@@ -171,6 +283,25 @@ impl OpInfo {
     pub fn accepts(&self, t: DataType) -> bool {
         self.legal_types.contains(&t)
     }
+    /// The position of the first source that carries the bundle's DataType (TSEL's true source;
+    /// the first source of every other op).
+    pub fn typed_source(&self) -> usize {
+        self.sources
+            .iter()
+            .position(|r| r.carries_type())
+            .unwrap_or(0)
+    }
+    /// The storage of the op's result.
+    pub fn result_storage(&self) -> Storage {
+        match self.result {
+            ResultKind::Predicate => Storage::Predicate,
+            ResultKind::SameAsSource
+            | ResultKind::Reduced
+            | ResultKind::Index
+            | ResultKind::Broadcast
+            | ResultKind::ExpDif => Storage::Numeric,
+        }
+    }
 }
 
 use Axis::{Col, Row};
@@ -184,17 +315,21 @@ const SRC: &[OperandRole] = &[Src];
 const BCAST: &[OperandRole] = &[Bcast];
 const SRC_BCAST: &[OperandRole] = &[Src, Bcast];
 const LEFT_RIGHT: &[OperandRole] = &[SrcLeft, SrcRight];
+const SELECT: &[OperandRole] = &[Pred, SrcTrue, SrcFalse];
 
 macro_rules! catalogue {
     ($( $mn:literal: $mode:literal / $func:literal, idx $idx:literal, $engine:expr, $kind:expr,
-        $srcs:expr, $types:expr, $result:ident; )*) => {
+        $srcs:expr $(=> $bind:expr)?, $types:expr, $result:ident; )*) => {
         /// Every op ptoc knows: the 28 reduce-and-expand ops (docs/isa.md §1.2, all Mode 2, SFU) and
         /// the elementwise ops they fuse with (docs/isa.md §1.6).
         pub static CATALOGUE: &[OpInfo] = &[ $( OpInfo {
             mnemonic: $mn, mode: $mode, function: $func, catalog_index: $idx, engine: $engine,
-            kind: $kind, sources: $srcs, legal_types: $types, result: ResultKind::$result,
+            kind: $kind, sources: $srcs, bindings: catalogue!(@bind $srcs $(, $bind)?),
+            legal_types: $types, result: ResultKind::$result,
         }, )* ];
     };
+    (@bind $srcs:expr) => { &[$srcs.len()] };
+    (@bind $srcs:expr, $bind:expr) => { $bind };
 }
 
 catalogue! {
@@ -240,6 +375,8 @@ catalogue! {
     "TRECIP": 0/20, idx 18, Sfu, OpKind::Unary(U::Recip), SRC, FLOATS, SameAsSource;
     "TRSQRT": 0/22, idx 20, Sfu, OpKind::Unary(U::Rsqrt), SRC, FLOATS, SameAsSource;
     "TLOG": 0/19, idx 17, Sfu, OpKind::Unary(U::Log), SRC, FLOATS, SameAsSource;
+    "TCMP": 0/13, idx 12, VecEngine, OpKind::Compare, LEFT_RIGHT, ARITHMETIC, Predicate;
+    "TSEL": 0/26, idx 22, VecEngine, OpKind::Select, SELECT => &[2, 1], ARITHMETIC, SameAsSource;
 }
 
 /// The catalogue row with this (case-insensitive) mnemonic.
@@ -285,10 +422,26 @@ mod tests {
     use std::collections::HashSet;
 
     #[test]
+    fn cmode_relations_match_the_spec_vectors() {
+        // tests/asl/.../TCMP/tile-bound-tcmp-modes-001.asl: (mode, less, equal) → true.
+        assert!(CmpMode::Eq.holds(false, true));
+        assert!(CmpMode::Ne.holds(false, false));
+        assert!(CmpMode::Lt.holds(true, false));
+        assert!(CmpMode::Gt.holds(false, false));
+        assert!(CmpMode::Le.holds(false, true));
+        assert!(CmpMode::Ge.holds(false, true));
+        assert_eq!(CmpMode::from_code(6), None);
+        for m in CmpMode::ALL {
+            assert_eq!(CmpMode::from_code(m.code()), Some(m));
+            assert_eq!(CmpMode::from_mlir_name(m.mlir_name()), Some(m));
+        }
+    }
+
+    #[test]
     fn catalogue_is_complete_and_consistent() {
         let reduce_expand = CATALOGUE.iter().filter(|o| o.mode == 2).count();
         assert_eq!(reduce_expand, 28);
-        assert_eq!(CATALOGUE.len(), 42);
+        assert_eq!(CATALOGUE.len(), 44);
         let mut selectors = HashSet::new();
         let mut names = HashSet::new();
         for op in CATALOGUE {
@@ -296,6 +449,8 @@ mod tests {
             assert!(names.insert(op.mnemonic));
             assert!(tepl_function_accepted(op.mode as u32, op.function as u32));
             assert_eq!(by_kind(op.kind).unwrap().mnemonic, op.mnemonic);
+            assert_eq!(op.bindings.iter().sum::<usize>(), op.sources.len());
+            assert!(op.sources[op.typed_source()].carries_type());
         }
     }
 
@@ -316,6 +471,8 @@ mod tests {
             ("TSQRT", 0x015, 19),
             ("TRSQRT", 0x016, 20),
             ("TRELU", 0x017, 21),
+            ("TCMP", 0x00D, 12),
+            ("TSEL", 0x01A, 22),
         ];
         for (mn, sel, idx) in expect {
             let op = by_mnemonic(mn).unwrap();
@@ -323,6 +480,13 @@ mod tests {
         }
         assert_eq!(by_mnemonic("TDIV").unwrap().engine, Engine::Sfu);
         assert_eq!(by_mnemonic("TADD").unwrap().engine, Engine::Vec);
+        // TSEL: B.IOT Predicate, SrcTrue; B.IOT SrcFalse, last, ->Dst (asl/.../logical/TSEL.asl).
+        let tsel = by_mnemonic("TSEL").unwrap();
+        assert_eq!((tsel.bindings, tsel.typed_source()), (&[2usize, 1][..], 1));
+        assert_eq!(
+            by_mnemonic("TCMP").unwrap().result_storage(),
+            Storage::Predicate
+        );
         assert_eq!(
             by_mlir_name("pto.tcolexpandmin").unwrap().mnemonic,
             "TCOLEXPANDMIN"

@@ -5,7 +5,7 @@
 //! carries its own `inferReturnTypes`. The rules are those of the reduce-and-expand contracts
 //! and the elementwise ops (docs/isa.md §1.3–§1.6).
 
-use crate::dtype::{DataType, ARG_RESULTS, EXPDIF_PAIRS};
+use crate::dtype::{DataType, ARG_RESULTS, EXPDIF_PAIRS, PREDICATE_DTYPE};
 use crate::ops::{Axis, ResultKind};
 
 /// The part of a tile's geometry the op rules relate: physical columns and the valid shape.
@@ -74,6 +74,7 @@ impl ResultKind {
             }
             ResultKind::Index => (None, ARG_RESULTS, false),
             ResultKind::ExpDif => (None, &[], true),
+            ResultKind::Predicate => (Some(PREDICATE_DTYPE), &[], false),
         };
         let pairs = EXPDIF_PAIRS
             .iter()
@@ -95,6 +96,7 @@ impl ResultKind {
         match self {
             ResultKind::ExpDif => requested,
             ResultKind::Index => DataType::U32,
+            ResultKind::Predicate => PREDICATE_DTYPE,
             ResultKind::SameAsSource | ResultKind::Reduced | ResultKind::Broadcast => src,
         }
     }
@@ -145,5 +147,6 @@ mod tests {
         assert_eq!(ResultKind::Index.encoded(FP32, S32), U32);
         assert_eq!(ResultKind::ExpDif.encoded(FP16, FP32), FP32);
         assert_eq!(ResultKind::SameAsSource.encoded(S8, S16), S8);
+        assert_eq!(legal(ResultKind::Predicate, FP32), [U8]);
     }
 }

@@ -19,7 +19,7 @@ use crate::verify::{verify_function, Stage};
 use crate::{Pass, PassContext};
 use ptoc_ir::{Attr, Diagnostic, Function, Location, ValueDef, ValueId};
 use ptoc_isa::geometry::{LOCAL_REGISTERS, REGISTERS_PER_HAND};
-use ptoc_isa::{OpKind, PeMask, RegisterFile, ResultKind, SizeCode, TileReg};
+use ptoc_isa::{OpKind, PeMask, RegisterFile, ResultKind, SizeCode, Storage, TileReg};
 
 pub use ptoc_ir::alloc_attrs::{
     DST as ATTR_DST, PE_MASK as ATTR_PE_MASK, ROWS as ATTR_ROWS, TSIZE as ATTR_TSIZE,
@@ -116,43 +116,55 @@ pub fn allocate_function(func: &Function, mask: PeMask) -> Result<Allocation, Ve
     let geometry = loop {
         let (geometry, mut errors) = sizes(func, &min_rows);
         let mut raised = false;
-        for op in func
-            .ops
-            .iter()
-            .filter(|op| matches!(op.info.kind, OpKind::Binary(_)))
-        {
+        // Binary ops, TCMP and TSEL relate same-shape operands: all derive the same rows.
+        for op in func.ops.iter().filter(|op| {
+            matches!(
+                op.info.kind,
+                OpKind::Binary(_) | OpKind::Compare | OpKind::Select
+            )
+        }) {
             let rows_of = |v: ValueId| geometry[v.0 as usize].map(|g| g.1);
-            let [left, right] = op.operands[..] else {
+            let Some(rows) = op
+                .operands
+                .iter()
+                .map(|&v| rows_of(v))
+                .collect::<Option<Vec<u32>>>()
+            else {
                 continue;
             };
-            let (Some(l), Some(r)) = (rows_of(left), rows_of(right)) else {
+            let Some(&big) = rows.iter().max() else {
                 continue;
             };
-            let (small, big) = if l < r { (left, r) } else { (right, l) };
-            if l == r {
+            let Some(big_at) = rows.iter().position(|&r| r == big) else {
                 continue;
-            } else if let Some(root) =
-                fresh_root(func, small).filter(|r| min_rows[r.0 as usize] < big)
-            {
-                min_rows[root.0 as usize] = big;
-                raised = true;
-            } else {
-                let v = Violation::new(
-                    Rule::FullShape,
-                    format!(
-                        "has {r} physical rows after allocation, but the {} {} has {l}",
-                        op.info.sources[0].name(),
-                        value_name(func, left)
-                    ),
-                )
-                .hint("give both sources the same SizeCode, e.g. by writing the larger row count on both");
-                let subject = format!(
-                    "{} {} operand #1 {}",
-                    op_prefix(op),
-                    op.info.sources[1].name(),
-                    value_name(func, right)
-                );
-                errors.push(defined_here(func, right, v.at(op.loc.clone(), &subject)));
+            };
+            for (i, (&small, &r)) in op.operands.iter().zip(&rows).enumerate() {
+                if r == big {
+                    continue;
+                } else if let Some(root) =
+                    fresh_root(func, small).filter(|root| min_rows[root.0 as usize] < big)
+                {
+                    min_rows[root.0 as usize] = big;
+                    raised = true;
+                } else {
+                    let other = op.operands[big_at];
+                    let v = Violation::new(
+                        Rule::FullShape,
+                        format!(
+                            "has {r} physical rows after allocation, but the {} {} has {big}",
+                            op.info.sources[big_at].name(),
+                            value_name(func, other)
+                        ),
+                    )
+                    .hint("give every source the same SizeCode, e.g. by writing the larger row count on all");
+                    let subject = format!(
+                        "{} {} operand #{i} {}",
+                        op_prefix(op),
+                        op.info.sources[i].name(),
+                        value_name(func, small)
+                    );
+                    errors.push(defined_here(func, small, v.at(op.loc.clone(), &subject)));
+                }
             }
         }
         if !errors.is_empty() {
@@ -246,17 +258,21 @@ fn sizes(func: &Function, min_rows: &[u32]) -> (Vec<Option<(SizeCode, u32)>>, Ve
         let ty = func.ty(id);
         let (rows, cols, _, _) = ty.dims().unwrap_or((0, 0, 0, 0));
         let rows = rows.max(min_rows[id.0 as usize]);
-        SizeCode::smallest_for(rows, cols, ty.dtype.bits())
-            .and_then(|s| Some((s, s.derived_rows(cols, ty.dtype.bits())?)))
-            .ok_or_else(|| {
-                Violation::new(
-                    Rule::SizeCode,
-                    format!(
-                        "has physical shape {} and needs {rows} rows, which no SizeCode holds",
-                        shape(ty)
-                    ),
-                )
-            })
+        let sized = match ty.storage {
+            Storage::Numeric => SizeCode::smallest_for(rows, cols, ty.dtype.bits())
+                .and_then(|s| Some((s, s.derived_rows(cols, ty.dtype.bits())?))),
+            // A predicate keeps the rows written (docs/isa.md §3.6).
+            Storage::Predicate => SizeCode::for_predicate(rows, cols).map(|s| (s, rows)),
+        };
+        sized.ok_or_else(|| {
+            Violation::new(
+                Rule::SizeCode,
+                format!(
+                    "has physical shape {} and needs {rows} rows, which no SizeCode holds",
+                    shape(ty)
+                ),
+            )
+        })
     };
     for (i, &arg) in func.args.iter().enumerate() {
         match smallest(arg) {
@@ -270,7 +286,9 @@ fn sizes(func: &Function, min_rows: &[u32]) -> (Vec<Option<(SizeCode, u32)>>, Ve
     for op in &func.ops {
         // A full-shape result takes its full source's SizeCode; vectors and copies are fresh.
         let full = match op.info.result {
-            ResultKind::SameAsSource | ResultKind::ExpDif => full_source(op),
+            ResultKind::SameAsSource | ResultKind::ExpDif | ResultKind::Predicate => {
+                full_source(op)
+            }
             ResultKind::Reduced | ResultKind::Index | ResultKind::Broadcast => None,
         };
         let result = match full {
@@ -302,7 +320,13 @@ fn forced(
     let ty = func.ty(result);
     let cols = ty.cols.known().unwrap_or(0);
     let bits = ty.dtype.bits();
-    if let Some(size) = SizeCode::giving_rows(src_rows, cols, bits) {
+    // A predicate takes its source's rows and the capacity their packed bits need
+    // (`ResolveBundlePredicateDestination`, docs/isa.md §3.6).
+    let size = match ty.storage {
+        Storage::Numeric => SizeCode::giving_rows(src_rows, cols, bits),
+        Storage::Predicate => SizeCode::for_predicate(src_rows, cols),
+    };
+    if let Some(size) = size {
         return Ok((size, src_rows));
     }
     let need = src_rows as u64 * cols as u64 * bits as u64 / 8;

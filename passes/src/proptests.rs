@@ -9,7 +9,7 @@ use ptoc_ir::{Dim, Function, Location, TileType, ValueId};
 use ptoc_isa::dtype::ARITHMETIC;
 use ptoc_isa::ops::CATALOGUE;
 use ptoc_isa::profile::PROFILE;
-use ptoc_isa::{Axis, DataType, OpKind, PadValue, PeMask, ResultKind, SizeCode};
+use ptoc_isa::{Axis, DataType, OpKind, PadValue, PeMask, ResultKind, SizeCode, Storage};
 
 /// Argument types, and per op its catalogue row, operand picks and result type.
 type Program = (Vec<TileType>, Vec<(usize, Vec<usize>, TileType)>);
@@ -23,13 +23,21 @@ fn dim() -> impl Strategy<Value = Dim> {
 }
 
 fn tile() -> impl Strategy<Value = TileType> {
-    (dim(), dim(), dim(), dim(), 0..ARITHMETIC.len()).prop_map(|(r, c, vr, vc, t)| TileType {
-        rows: r,
-        cols: c,
-        valid_rows: vr,
-        valid_cols: vc,
-        dtype: ARITHMETIC[t],
-        pad: PadValue::Null,
+    // One index past the arithmetic types picks a predicate tile.
+    (dim(), dim(), dim(), dim(), 0..=ARITHMETIC.len()).prop_map(|(r, c, vr, vc, t)| {
+        let (dtype, storage) = match ARITHMETIC.get(t) {
+            Some(&dtype) => (dtype, Storage::Numeric),
+            None => (ptoc_isa::dtype::PREDICATE_DTYPE, Storage::Predicate),
+        };
+        TileType {
+            rows: r,
+            cols: c,
+            valid_rows: vr,
+            valid_cols: vc,
+            dtype,
+            pad: PadValue::Null,
+            storage,
+        }
     })
 }
 

@@ -48,6 +48,10 @@ pub enum Rule {
     RegisterCount,
     /// Σ popcount(mask) × capacity ≤ the core's tile capacity.
     CoreCapacity,
+    /// A predicate role (TSEL's mask, TCMP's result) is a predicate tile, every other one numeric.
+    Storage,
+    /// TCMP names its relation in `pto.cmode` (eq, ne, lt, gt, le, ge); no other op has one.
+    CMode,
 }
 
 impl Rule {
@@ -72,6 +76,8 @@ impl Rule {
             Rule::ForcedSizeCode => "forced-size-code",
             Rule::RegisterCount => "register-count",
             Rule::CoreCapacity => "core-capacity",
+            Rule::Storage => "storage",
+            Rule::CMode => "cmode",
         }
     }
 
@@ -95,7 +101,9 @@ impl Rule {
             | Rule::RowBroadcast
             | Rule::ColBroadcast
             | Rule::ReductionResult
-            | Rule::BroadcastShape => FaultClass::TileLegality,
+            | Rule::BroadcastShape
+            | Rule::Storage
+            | Rule::CMode => FaultClass::TileLegality,
         }
     }
 }
@@ -140,14 +148,15 @@ impl Violation {
     }
 }
 
-/// The operand whose geometry an op's result follows: the first that is not the broadcast
-/// vector (the copy expands, whose only source is the vector, have none).
+/// The operand whose geometry an op's result follows: the first typed one that is not the
+/// broadcast vector (the copy expands, whose only source is the vector, have none; TSEL's is its
+/// true source, not the predicate).
 pub fn full_source(op: &Op) -> Option<ValueId> {
     op.info
         .sources
         .iter()
         .zip(&op.operands)
-        .find(|(r, _)| **r != OperandRole::Bcast)
+        .find(|(r, _)| **r != OperandRole::Bcast && r.carries_type())
         .map(|(_, &v)| v)
 }
 

@@ -18,11 +18,11 @@
 use crate::infer_shapes::broadcast_axis;
 use crate::rules::{defined_here, op_prefix, shape, shape_of, value_name, Rule, Violation};
 use crate::{Pass, PassContext};
-use ptoc_ir::{Diagnostic, Dim, Function, Op, TileType, ValueId};
+use ptoc_ir::{Attr, Diagnostic, Dim, Function, Op, TileType, ValueId};
 use ptoc_isa::dtype::EXPDIF_PAIRS;
 use ptoc_isa::geometry::MAX_DIM;
-use ptoc_isa::ops::OperandRole;
-use ptoc_isa::{Axis, DataType, Geometry, OpKind, ResultKind, SizeCode};
+use ptoc_isa::ops::{OperandRole, CMODE_ATTR};
+use ptoc_isa::{Axis, CmpMode, DataType, Geometry, OpKind, ResultKind, SizeCode, Storage};
 
 /// When verification runs, which decides how strict it is about what inference still changes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -154,6 +154,21 @@ pub fn tile_violations(ty: &TileType, stage: Stage) -> Vec<Violation> {
         out.push(v);
         return out;
     }
+    if ty.is_predicate() {
+        if SizeCode::for_predicate(rows, cols).is_none() {
+            out.push(
+                Violation::new(
+                    Rule::SizeCode,
+                    format!(
+                        "is a {rows}x{cols} predicate of {}, which no SizeCode holds",
+                        crate::rules::bytes(ptoc_isa::geometry::predicate_bytes(rows, cols))
+                    ),
+                )
+                .hint("a predicate packs one bit per element; at most 64 KiB per tile"),
+            );
+        }
+        return out;
+    }
     let bits = ty.dtype.bits();
     if SizeCode::smallest_for(rows, cols, bits).is_none() {
         let total = rows as u64 * cols as u64 * bits as u64 / 8;
@@ -237,11 +252,28 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
         errors.push(diag);
     };
 
-    // Types (docs/isa.md §1.3–1.6).
-    let (Some(&first_role), Some(&first)) = (info.sources.first(), op.operands.first()) else {
+    // Storage (docs/isa.md §3.6): predicates only where the role wants one.
+    for (i, role, v) in roles(op) {
+        let ty = func.ty(v);
+        if ty.storage != role.storage() {
+            report(Some((i, role, v)), storage_violation(ty, role.storage()));
+        }
+    }
+    let res_ty = *func.ty(op.result);
+    if res_ty.storage != info.result_storage() {
+        report(None, storage_violation(&res_ty, info.result_storage()));
+    }
+    if let Some(v) = cmode_violation(op) {
+        report(None, v);
+    }
+
+    // Types (docs/isa.md §1.3–1.6, §1.9): the typed sources share BSTART's DataType.
+    let first_idx = info.typed_source();
+    let (Some(&first_role), Some(&first)) =
+        (info.sources.get(first_idx), op.operands.get(first_idx))
+    else {
         return errors; // an op without sources has nothing to relate
     };
-    let first_idx = 0;
     let src_ty = *func.ty(first);
     if !info.accepts(src_ty.dtype) {
         let legal: Vec<&str> = info.legal_types.iter().map(|t| t.name()).collect();
@@ -258,7 +290,7 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
             .hint(format!("legal: {}", legal.join(", "))),
         );
     }
-    for (i, role, v) in roles(op).skip(1) {
+    for (i, role, v) in roles(op).filter(|&(i, r, _)| i != first_idx && r.carries_type()) {
         let t = func.ty(v).dtype;
         if t != src_ty.dtype {
             report(
@@ -279,7 +311,6 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
             );
         }
     }
-    let res_ty = *func.ty(op.result);
     let legal_results: Vec<DataType> = info.result.legal_results(src_ty.dtype).collect();
     if !legal_results.contains(&res_ty.dtype) {
         let names: Vec<&str> = legal_results.iter().map(|t| t.name()).collect();
@@ -329,6 +360,7 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
                 )
                 .hint(hint)
             }
+            ResultKind::Predicate => storage_violation(&res_ty, info.result_storage()),
         };
         report(None, violation);
     }
@@ -385,8 +417,72 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
                 report(None, v);
             }
         }
+        // Every operand and the result have the typed source's physical and valid shape
+        // (`TileShapeAndTypeMatch`/`TileLogicalShapeMatch`, docs/isa.md §1.9).
+        OpKind::Compare | OpKind::Select => {
+            for (i, role, v) in roles(op).filter(|&(i, _, _)| i != first_idx) {
+                let ty = func.ty(v);
+                if let Some(viol) = full_shape(&src_ty, ty, ty.dtype, first_role) {
+                    report(Some((i, role, v)), viol);
+                }
+            }
+            if let Some(v) = full_shape(&src_ty, &res_ty, res_ty.dtype, first_role) {
+                report(None, v);
+            }
+        }
     }
     errors
+}
+
+/// A tile whose storage is not what its role needs.
+fn storage_violation(ty: &TileType, want: Storage) -> Violation {
+    let mut fixed = *ty;
+    fixed.storage = want;
+    let (is, should) = match want {
+        Storage::Predicate => ("a numeric tile", "a predicate tile"),
+        Storage::Numeric => ("a predicate tile", "a numeric tile"),
+    };
+    if want == Storage::Predicate {
+        fixed.dtype = ptoc_isa::dtype::PREDICATE_DTYPE;
+    }
+    let v = Violation::new(
+        Rule::Storage,
+        format!("has type {}, {is}, where the op needs {should}", shape(ty)),
+    );
+    match want {
+        Storage::Predicate => v.hint(format!("use {fixed}")),
+        Storage::Numeric => v.hint("a predicate only feeds TSEL's first operand"),
+    }
+}
+
+/// `pto.cmode`: required on TCMP with one of the six relations, absent elsewhere.
+fn cmode_violation(op: &Op) -> Option<Violation> {
+    let names: Vec<&str> = CmpMode::ALL.iter().map(|m| m.mlir_name()).collect();
+    let hint = format!("{CMODE_ATTR} = \"{}\"", names.join("\" | \""));
+    let attr = op.attrs.get(CMODE_ATTR);
+    let problem = match (op.info.kind, attr) {
+        (OpKind::Compare, Some(Attr::Str(name))) if CmpMode::from_mlir_name(name).is_some() => {
+            return None
+        }
+        (OpKind::Compare, Some(Attr::Str(name))) => {
+            format!("has {CMODE_ATTR} \"{name}\", which is not a comparison")
+        }
+        (OpKind::Compare, Some(Attr::Int(n))) => {
+            format!("has {CMODE_ATTR} {n}; the relation is written by name")
+        }
+        (OpKind::Compare, None) => format!("has no {CMODE_ATTR} attribute naming its relation"),
+        (_, None) => return None,
+        (_, Some(_)) => {
+            return Some(
+                Violation::new(
+                    Rule::CMode,
+                    format!("has {CMODE_ATTR}, which only pto.tcmp takes"),
+                )
+                .hint(format!("remove {CMODE_ATTR}")),
+            )
+        }
+    };
+    Some(Violation::new(Rule::CMode, problem).hint(format!("write {hint}")))
 }
 
 /// `TileShapeAndTypeMatch`'s geometry half: `ty` must have `reference`'s physical and valid shape.
@@ -405,6 +501,7 @@ fn full_shape(
     let mut want = *reference;
     want.dtype = dtype;
     want.pad = ty.pad;
+    want.storage = ty.storage;
     Some(
         Violation::new(
             Rule::FullShape,

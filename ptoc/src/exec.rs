@@ -7,8 +7,9 @@
 
 use ptoc_codegen::{quote_name, Kernel, TileMeta};
 use ptoc_ir::{Function, Location};
-use ptoc_isa::{DataType, PadValue, TypeClass};
+use ptoc_isa::{DataType, PadValue, Storage, TypeClass};
 use ptoc_runtime::numerics::Flags;
+use ptoc_runtime::tile::ShapeError;
 use ptoc_runtime::{evaluate_with_flags, Fault, Machine, Tile};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -41,13 +42,19 @@ pub fn execute(kernel: &Kernel, inputs: &[Vec<u64>]) -> Result<Run, String> {
     }
     let mut machine = Machine::new();
     for (meta, values) in kernel.meta.args.iter().zip(inputs) {
-        let tile = Tile::allocated(
-            meta.dtype,
-            meta.size_code,
-            meta.cols,
-            meta.valid_rows,
-            meta.valid_cols,
-        )
+        let valid = (meta.valid_rows, meta.valid_cols);
+        let tile = match meta.storage {
+            Storage::Numeric => {
+                Tile::allocated(meta.dtype, meta.size_code, meta.cols, valid.0, valid.1)
+            }
+            // A predicate argument is given unpacked, one 0 or 1 per valid element.
+            Storage::Predicate => match values.iter().find(|&&v| v > 1) {
+                Some(v) => Err(ShapeError(format!(
+                    "a predicate element is 0 or 1, not {v}"
+                ))),
+                None => Tile::allocated_predicate(meta.size_code, (meta.rows, meta.cols), valid),
+            },
+        }
         .and_then(|t| t.with_valid_values(values))
         .map_err(|e| format!("argument '{}': {e}", meta.name))?;
         machine
@@ -141,7 +148,7 @@ pub fn run_report(kernel: &Kernel, run: &Run) -> RunReport {
             .map(|(meta, tile)| ResultReport {
                 name: meta.name.clone(),
                 register: meta.register.to_string(),
-                dtype: tile.dtype.name(),
+                dtype: meta.type_name(),
                 rows: tile.rows,
                 cols: tile.cols,
                 valid_rows: tile.valid_rows,
@@ -273,9 +280,13 @@ pub fn random_inputs(kernel: &Kernel, rng: &mut StdRng) -> Vec<Vec<u64>> {
         .iter()
         .map(|a| {
             let edges = edge_values(a.dtype);
-            (0..a.valid_rows * a.valid_cols)
-                .map(|_| random_element(rng, a.dtype, &edges))
-                .collect()
+            let n = a.valid_rows * a.valid_cols;
+            match a.storage {
+                Storage::Numeric => (0..n)
+                    .map(|_| random_element(rng, a.dtype, &edges))
+                    .collect(),
+                Storage::Predicate => (0..n).map(|_| rng.gen_range(0..2u64)).collect(),
+            }
         })
         .collect()
 }
@@ -306,9 +317,12 @@ pub fn verify_kernel(
             .map(|(&id, values)| {
                 let ty = source.ty(id);
                 let (rows, cols, vr, vc) = ty.dims().ok_or("argument with a '?' dimension")?;
-                Tile::new(ty.dtype, rows, cols, vr, vc)
-                    .and_then(|t| t.with_valid_values(values))
-                    .map_err(|e| e.to_string())
+                match ty.storage {
+                    Storage::Numeric => Tile::new(ty.dtype, rows, cols, vr, vc),
+                    Storage::Predicate => Tile::predicate(rows, cols, vr, vc),
+                }
+                .and_then(|t| t.with_valid_values(values))
+                .map_err(|e| e.to_string())
             })
             .collect::<Result<_, String>>()?;
         let reference = evaluate_with_flags(source, &args);
@@ -443,7 +457,7 @@ pub fn describe_tile(meta: &TileMeta) -> String {
     format!(
         "'{}' ({} {}x{} valid {}x{} in {})",
         meta.name,
-        meta.dtype,
+        meta.type_name(),
         meta.rows,
         meta.cols,
         meta.valid_rows,

@@ -9,13 +9,14 @@
 //! view is too small or stored at another width.
 
 use crate::elements::{Carrier, Elements};
+use crate::numerics::compare::CompareElement;
 use crate::numerics::format::format_of;
 use crate::numerics::lane::{lane_fn, with_lane, Lane, LaneVisitor};
 use crate::numerics::minmax::Pick;
 use crate::numerics::reduce::fold;
 use crate::numerics::UnaryElement;
 use crate::numerics::{exp, Flags};
-use ptoc_isa::{Axis, DataType, ElementOp, OpKind, Reduction};
+use ptoc_isa::{Axis, CmpMode, DataType, ElementOp, OpKind, Reduction};
 use std::mem::MaybeUninit;
 
 /// A read-only row-major view of a tile's elements, at whatever width they are stored.
@@ -110,6 +111,8 @@ pub enum KernelError {
     Width,
     #[error("wrong number of sources for {0:?}")]
     Arity(OpKind),
+    #[error("TCMP without a comparison mode")]
+    NoCmpMode,
 }
 
 /// One op's work: sources in B.IOT order, an output buffer with its row stride, and the domain.
@@ -127,6 +130,8 @@ pub struct Job<'a, 'o> {
     pub out: &'o mut Elements,
     pub out_cols: usize,
     pub domain: (usize, usize),
+    /// TCMP's relation (B.DATR CMode); `None` for every other op.
+    pub cmode: Option<CmpMode>,
 }
 
 /// The first zero divisor an integer DIV would use, as (row, col) in the divisor tile.
@@ -134,9 +139,12 @@ pub fn first_zero_divisor(job: &Job) -> Result<Option<(usize, usize)>, KernelErr
     let op = match job.kind {
         OpKind::Binary(ElementOp::Div) => None,
         OpKind::Expand(axis, Some(ElementOp::Div)) => Some(axis),
-        OpKind::Binary(_) | OpKind::Expand(..) | OpKind::Reduce(..) | OpKind::Unary(_) => {
-            return Ok(None)
-        }
+        OpKind::Binary(_)
+        | OpKind::Expand(..)
+        | OpKind::Reduce(..)
+        | OpKind::Unary(_)
+        | OpKind::Compare
+        | OpKind::Select => return Ok(None),
     };
     if !job.src_type.is_integer() {
         return Ok(None);
@@ -243,8 +251,36 @@ impl LaneVisitor for LaneJob<'_, '_> {
                 reduce::<L, u32>(job, axis, red)
             }
             OpKind::Reduce(axis, red) => reduce::<L, L::Carrier>(job, axis, red),
+            // One predicate bit per element, stored 0/1 on U8 carriers (crate::tile).
+            OpKind::Compare => {
+                let mode = job.cmode.ok_or(KernelError::NoCmpMode)?;
+                let element = CompareElement::of(mode, src).ok_or(unsupported)?;
+                map_binary::<L::Carrier, u8>(job, |a: L::Carrier, b: L::Carrier| {
+                    let (bit, flags) = element.apply(a.bits(), b.bits());
+                    (u8::from(bit), flags)
+                })
+            }
+            OpKind::Select => select::<L::Carrier>(job),
         }
     }
+}
+
+/// TSEL: `out[r][c]` is the true source's bits where the predicate element is 1, else the false
+/// source's; a bit copy with no status (docs/isa.md §1.9).
+fn select<C: Carrier>(mut job: Job) -> Result<Flags, KernelError> {
+    expect_sources(&job, 3)?;
+    let domain = job.domain;
+    let pred = job.sources[0].rows::<u8>()?.whole(domain)?;
+    let on = job.sources[1].rows::<C>()?.whole(domain)?;
+    let off = job.sources[2].rows::<C>()?.whole(domain)?;
+    let rows = pred.zip(on).zip(off);
+    OutRows::of(&mut job)?.write_rows(domain, rows, |((p, t), f)| {
+        p.iter()
+            .zip(t)
+            .zip(f)
+            .map(|((&bit, &t), &f)| (if bit & 1 == 1 { t } else { f }, NoStatus))
+    })?;
+    Ok(0)
 }
 
 /// MAX (`MAX`) or MIN over a binary or expand job with the lane's branch-free pick, run by the
@@ -638,7 +674,11 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
                 let brow = self.b.row(0, self.len)?;
                 out.write_rows(domain, a, |s| s.iter().zip(brow).map(|(&y, &x)| f(y, x)))
             }
-            OpKind::Binary(_) | OpKind::Reduce(..) | OpKind::Unary(_) => {
+            OpKind::Binary(_)
+            | OpKind::Reduce(..)
+            | OpKind::Unary(_)
+            | OpKind::Compare
+            | OpKind::Select => {
                 let b = self.b.whole(domain)?;
                 out.write_rows(domain, a.zip(b), |(s, t)| {
                     s.iter().zip(t).map(|(&y, &x)| f(y, x))
@@ -692,7 +732,11 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
                 let (row, _) = self.b.elements.get(..cols)?.as_chunks::<N>();
                 out.write_blocks(rows, ColBlocks { a, row }, f)
             }
-            OpKind::Binary(_) | OpKind::Reduce(..) | OpKind::Unary(_) => {
+            OpKind::Binary(_)
+            | OpKind::Reduce(..)
+            | OpKind::Unary(_)
+            | OpKind::Compare
+            | OpKind::Select => {
                 let b = self
                     .b
                     .elements
@@ -709,7 +753,11 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
         match self.kind {
             OpKind::Expand(Axis::Row, _) => (self.rows, 1),
             OpKind::Expand(Axis::Col, _) => (self.rows.min(1), self.len),
-            OpKind::Binary(_) | OpKind::Reduce(..) | OpKind::Unary(_) => (self.rows, self.len),
+            OpKind::Binary(_)
+            | OpKind::Reduce(..)
+            | OpKind::Unary(_)
+            | OpKind::Compare
+            | OpKind::Select => (self.rows, self.len),
         }
     }
 
@@ -893,9 +941,11 @@ mod tests {
             let b_at = |r: usize, c: usize| match kind {
                 OpKind::Expand(Axis::Row, _) => full_b.get(r),
                 OpKind::Expand(Axis::Col, _) => full_b.get(c),
-                OpKind::Binary(_) | OpKind::Reduce(..) | OpKind::Unary(_) => {
-                    full_b.get(r * cols + c)
-                }
+                OpKind::Binary(_)
+                | OpKind::Reduce(..)
+                | OpKind::Unary(_)
+                | OpKind::Compare
+                | OpKind::Select => full_b.get(r * cols + c),
             };
             let pairs = (0..rows).flat_map(|r| (0..cols).map(move |c| (r, c)));
             let pair_flags = pairs
@@ -921,6 +971,7 @@ mod tests {
                             out: &mut out,
                             out_cols: cols,
                             domain: (rows, cols),
+                            cmode: None,
                         };
                         (run(job), out)
                     })
@@ -994,6 +1045,7 @@ mod tests {
                         out: &mut out,
                         out_cols: cols,
                         domain: (rows, cols),
+                        cmode: None,
                     };
                     assert_eq!(run(job), Ok(crate::numerics::NV), "{kind:?}");
                     assert!(out.iter().all(|x| x == one), "{kind:?} {a_nan:?} {b_nan:?}");

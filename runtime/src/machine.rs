@@ -3,8 +3,8 @@
 //!
 //! Execution follows the program counter: a BSTART commits the open block and opens the next; a
 //! standard block's commit picks the next address (its target when DIRECT, or COND and its SETC
-//! held; docs/isa.md §12.2, §17 decision 29); a kernel ends when the counter reaches the end of its
-//! words with no block open (§17 decision 30). Scalar instructions run as they are reached.
+//! held; docs/isa.md §12.2, §17 decision 32); a kernel ends when the counter reaches the end of its
+//! words with no block open (§17 decision 33). Scalar instructions run as they are reached.
 //!
 //! A bundle executes when it commits (at BSTOP or the next BSTART). Commit checks, in order: empty
 //! (mask-0) stream, op decode, binding completeness, B.IOR/B.IOS, B.DATR applicability, the closed
@@ -26,8 +26,8 @@ use ptoc_isa::ops::{by_selector, OperandRole};
 use ptoc_isa::profile::PROFILE;
 use ptoc_isa::scalar::{ScalarInst, ScalarOp};
 use ptoc_isa::{
-    Axis, DataType, ElementOp, FaultClass, Geometry, Hand, Instruction, OpInfo, OpKind, PadValue,
-    PeMask, RegisterFile, SizeCode, TileReg,
+    Axis, CmpMode, DataType, ElementOp, FaultClass, Geometry, Hand, Instruction, OpInfo, OpKind,
+    PadValue, PeMask, RegisterFile, ResultKind, SizeCode, Storage, TileReg,
 };
 use std::fmt;
 
@@ -149,21 +149,31 @@ impl Machine {
         if let Err(e) = tile.check_consistent() {
             return err(e.0);
         }
-        let size = match tile.size_code {
-            Some(s) => s,
-            None => match SizeCode::giving_rows(tile.rows, tile.cols, tile.dtype.bits()) {
-                Some(s) => s,
-                None => {
-                    return err(format!(
-                        "no SizeCode gives {} physical rows of {} columns",
-                        tile.rows, tile.cols
-                    ))
-                }
-            },
+        let size = match (tile.size_code, tile.storage) {
+            (Some(s), _) => s,
+            (None, Storage::Numeric) => {
+                { SizeCode::giving_rows(tile.rows, tile.cols, tile.dtype.bits()) }
+                    .ok_or_else(|| {
+                        format!(
+                            "no SizeCode gives {} physical rows of {} columns",
+                            tile.rows, tile.cols
+                        )
+                    })
+                    .map_err(|reason| LoadError { reg, reason })?
+            }
+            (None, Storage::Predicate) => SizeCode::for_predicate(tile.rows, tile.cols)
+                .ok_or_else(|| format!("no SizeCode holds a {}x{} predicate", tile.rows, tile.cols))
+                .map_err(|reason| LoadError { reg, reason })?,
         };
-        if size.derived_rows(tile.cols, tile.dtype.bits()) != Some(tile.rows) {
+        let fits = match tile.storage {
+            Storage::Numeric => size.derived_rows(tile.cols, tile.dtype.bits()) == Some(tile.rows),
+            Storage::Predicate => {
+                ptoc_isa::geometry::predicate_bytes(tile.rows, tile.cols) <= size.bytes() as u64
+            }
+        };
+        if !fits {
             return err(format!(
-                "SizeCode {size} does not derive {} rows of {} columns",
+                "SizeCode {size} does not hold {} rows of {} columns",
                 tile.rows, tile.cols
             ));
         }
@@ -275,7 +285,7 @@ impl Machine {
             };
             if let Some(start) = start {
                 // A BSTART commits the open block first; a taken branch continues at its target
-                // instead of here (docs/isa.md §17 decision 29).
+                // instead of here (docs/isa.md §17 decision 32).
                 if let Some(prev) = block.take() {
                     if let Some(target) = self.commit(&prev)? {
                         pc = target;
@@ -368,11 +378,11 @@ impl Machine {
                 ),
             ));
         };
-        // 4. Binding completeness. No op takes more than two sources, so they are counted and
-        // the first two kept on the stack instead of collected.
+        // 4. Binding completeness. No op takes more than three sources, so they are counted and
+        // the first three kept on the stack instead of collected.
         let mut source_regs = block.bindings.iter().flat_map(|b| b.source_regs());
-        let first_two = [source_regs.next(), source_regs.next()];
-        let source_count = first_two.iter().flatten().count() + source_regs.count();
+        let first = [source_regs.next(), source_regs.next(), source_regs.next()];
+        let source_count = first.iter().flatten().count() + source_regs.count();
         let mut dests = block.bindings.iter().filter_map(|b| b.dst);
         let dest = dests.next();
         let dest_count = usize::from(dest.is_some()) + dests.count();
@@ -382,10 +392,9 @@ impl Machine {
                 "the B.IOT stream is not terminated by a last binding".into(),
             ));
         }
-        let first_two = first_two.map(Option::unwrap_or_default);
+        let first = first.map(Option::unwrap_or_default);
         let complete = source_count == op.sources.len() && dest_count == 1;
-        let (true, Some(sources), Some((hand, size))) =
-            (complete, first_two.get(..source_count), dest)
+        let (true, Some(sources), Some((hand, size))) = (complete, first.get(..source_count), dest)
         else {
             return Err((
                 FaultClass::BundleControl,
@@ -408,12 +417,7 @@ impl Machine {
         // 6. B.DATR applicability.
         let pad = check_datr(op, block.datr)?;
         // 7. Closed schema.
-        if block.bindings.len() != 1 {
-            return legality(format!(
-                "{} needs exactly one B.IOT carrying all operands",
-                op.mnemonic
-            ));
-        }
+        check_binding_layout(op, block)?;
         let src_type = start.dtype;
         if !op.accepts(src_type) {
             return legality(format!("{} does not accept {src_type}", op.mnemonic));
@@ -423,10 +427,19 @@ impl Machine {
         self.check_schema(op, src_type, dims, sources)?;
         // 9. Destination resolution and allocation checks.
         let mask = block.mask().unwrap_or_default();
-        let dst = self.resolve_destination(op, dst_type, dims, hand, size, mask, pad)?;
+        let dst = self.resolve_destination(op, dst_type, dims, sources, (hand, size), mask, pad)?;
         // 10. Operand legality, execution, publication.
         self.check_operands(op, src_type, &dst.tile, sources)?;
-        self.execute(op, src_type, dims, sources, dst)
+        let cmode = match op.kind {
+            OpKind::Compare => Some(block.datr.map_or(Ok(CmpMode::Eq), |d| {
+                CmpMode::from_code(d.cmode).ok_or((
+                    FaultClass::TileLegality,
+                    format!("CMode {} is reserved", d.cmode),
+                ))
+            })?),
+            _ => None,
+        };
+        self.execute(op, src_type, dims, sources, dst, cmode)
     }
 
     /// Closed schema checks that need the source tiles (docs/isa.md §1.3, §1.5, §1.6).
@@ -467,6 +480,26 @@ impl Machine {
                 self.check_divisors(op, src_type, dims, sources)?;
             }
             OpKind::Binary(_) | OpKind::Unary(_) => {}
+            // Their closed schemas check every source before any allocation
+            // (`SelectedBundleClosedTCMPSchemaLegal`/`…TSELSchemaLegal`); B.DIM describes the
+            // typed source (docs/isa.md §1.9).
+            OpKind::Compare | OpKind::Select => {
+                self.check_sources(op, src_type, sources)?;
+                full_shape(sources[op.typed_source()])?;
+                let typed = self.source(sources[op.typed_source()])?;
+                for (&reg, role) in sources.iter().zip(op.sources) {
+                    let t = self.source(reg)?;
+                    if (t.rows, t.cols, t.valid_rows, t.valid_cols)
+                        != (typed.rows, typed.cols, typed.valid_rows, typed.valid_cols)
+                    {
+                        return legality(format!(
+                            "{} {reg} is {t}; the {} is {typed}",
+                            role.name(),
+                            op.sources[op.typed_source()].name()
+                        ));
+                    }
+                }
+            }
         }
         Ok(())
     }
@@ -507,9 +540,11 @@ impl Machine {
         let domain = match op.kind {
             // TDIV: the denominator's own valid rectangle.
             OpKind::Binary(_) => (divisor.valid_rows as usize, divisor.valid_cols as usize),
-            OpKind::Expand(..) | OpKind::Reduce(..) | OpKind::Unary(_) => {
-                (dims.valid_rows as usize, dims.valid_cols as usize)
-            }
+            OpKind::Expand(..)
+            | OpKind::Reduce(..)
+            | OpKind::Unary(_)
+            | OpKind::Compare
+            | OpKind::Select => (dims.valid_rows as usize, dims.valid_cols as usize),
         };
         let views: Vec<View> = tiles.iter().map(|t| t.view()).collect();
         let job = Job {
@@ -520,6 +555,7 @@ impl Machine {
             out: &mut Elements::B8(Vec::new()),
             out_cols: 0,
             domain,
+            cmode: None,
         };
         match first_zero_divisor(&job) {
             Ok(None) => Ok(()),
@@ -537,14 +573,21 @@ impl Machine {
         op: &OpInfo,
         dst_type: DataType,
         dims: Dims,
-        hand: Hand,
-        size: SizeCode,
+        sources: &[TileReg],
+        (hand, size): (Hand, SizeCode),
         mask: PeMask,
         pad: PadValue,
     ) -> Checked<Destination> {
+        if op.result == ResultKind::Predicate {
+            return self.resolve_predicate(sources[op.typed_source()], (hand, size), mask, pad);
+        }
         let out = match op.kind {
             OpKind::Reduce(axis, _) => axis.vector(dims),
-            OpKind::Expand(..) | OpKind::Binary(_) | OpKind::Unary(_) => dims,
+            OpKind::Expand(..)
+            | OpKind::Binary(_)
+            | OpKind::Unary(_)
+            | OpKind::Compare
+            | OpKind::Select => dims,
         };
         self.new_destination(dst_type, out, hand, size, mask, pad)
     }
@@ -593,31 +636,61 @@ impl Machine {
         })
     }
 
-    /// `TileOperandsLegal_*`: allocated, defined, typed, valid encodings, shapes (docs/isa.md §1.3, §1.6).
-    fn check_operands(
+    /// `ResolveBundlePredicateDestination`: a predicate with the physical and valid shape of
+    /// `source`, in a SizeCode holding `ceil(rows·cols/8)` bytes (docs/isa.md §3.6).
+    fn resolve_predicate(
         &self,
-        op: &OpInfo,
-        src_type: DataType,
-        dst: &Tile,
-        sources: &[TileReg],
-    ) -> Checked<()> {
+        source: TileReg,
+        (hand, size): (Hand, SizeCode),
+        mask: PeMask,
+        pad: PadValue,
+    ) -> Checked<Destination> {
+        let src = self.source(source)?;
+        let tile =
+            Tile::allocated_predicate(size, (src.rows, src.cols), (src.valid_rows, src.valid_cols))
+                .or_else(|e| allocation(e.0))?;
+        let footprint = RegisterFile::footprint(size, mask);
+        self.file
+            .check_room(footprint)
+            .or_else(|e| allocation(e.to_string()))?;
+        let Some(reg) = self.file.rename(hand) else {
+            return allocation(format!("no free register in hand {}", hand.letter()));
+        };
+        Ok(Destination {
+            reg,
+            footprint,
+            tile,
+            pad,
+        })
+    }
+
+    /// Each source's storage, definedness, type and encodings against its role.
+    fn check_sources(&self, op: &OpInfo, src_type: DataType, sources: &[TileReg]) -> Checked<()> {
         for (&reg, role) in sources.iter().zip(op.sources) {
             let t = self.source(reg)?;
+            if t.storage != role.storage() {
+                let what = match role.storage() {
+                    Storage::Numeric => "a numeric tile",
+                    Storage::Predicate => "a predicate tile (an ordinary numeric tile is no mask)",
+                };
+                return legality(format!("{} {reg} is {t}; it must be {what}", role.name()));
+            }
             if !t.valid_region_defined() {
                 return legality(format!(
                     "{} {reg} has undefined elements in its valid region",
                     role.name()
                 ));
             }
-            if t.dtype != src_type {
+            if role.carries_type() && t.dtype != src_type {
                 return legality(format!(
                     "{} {reg} is {}, the bundle's type is {src_type}",
                     role.name(),
                     t.dtype
                 ));
             }
-            let copy = matches!(op.kind, OpKind::Expand(_, None));
-            if !copy {
+            // Copies (expand copies, TSEL) move bits and never look at encodings.
+            let copy = matches!(op.kind, OpKind::Expand(_, None) | OpKind::Select);
+            if !copy && role.carries_type() {
                 if let Some(bits) = t.first_invalid_encoding() {
                     return legality(format!(
                         "{} {reg} holds an invalid {} encoding {bits:#x}",
@@ -626,14 +699,32 @@ impl Machine {
                     ));
                 }
             }
-            let full_shape = matches!(
-                role,
+        }
+        Ok(())
+    }
+
+    /// `TileOperandsLegal_*`: allocated, defined, typed, valid encodings, shapes (docs/isa.md §1.3, §1.6).
+    fn check_operands(
+        &self,
+        op: &OpInfo,
+        src_type: DataType,
+        dst: &Tile,
+        sources: &[TileReg],
+    ) -> Checked<()> {
+        self.check_sources(op, src_type, sources)?;
+        for (&reg, role) in sources.iter().zip(op.sources) {
+            let t = self.source(reg)?;
+            let full_shape = match role {
                 OperandRole::SrcLeft
-                    | OperandRole::SrcRight
-                    | OperandRole::Numerator
-                    | OperandRole::Denominator
-            ) || (*role == OperandRole::Src
-                && !matches!(op.kind, OpKind::Reduce(..)));
+                | OperandRole::SrcRight
+                | OperandRole::Numerator
+                | OperandRole::Denominator
+                | OperandRole::Pred
+                | OperandRole::SrcTrue
+                | OperandRole::SrcFalse => true,
+                OperandRole::Src => !matches!(op.kind, OpKind::Reduce(..)),
+                OperandRole::Bcast => false,
+            };
             if full_shape
                 && (t.rows, t.cols, t.valid_rows, t.valid_cols)
                     != (dst.rows, dst.cols, dst.valid_rows, dst.valid_cols)
@@ -654,6 +745,7 @@ impl Machine {
         dims: Dims,
         sources: &[TileReg],
         dst: Destination,
+        cmode: Option<CmpMode>,
     ) -> Checked<()> {
         let Destination {
             reg,
@@ -661,15 +753,17 @@ impl Machine {
             mut tile,
             pad,
         } = dst;
-        // One or two sources (step 4), viewed on the stack: for one, the second slot repeats the
-        // first and is cut off.
+        // One to three sources (step 4), viewed on the stack: unused slots repeat the first and
+        // are cut off.
         let view = |reg: TileReg| self.source(reg).map(Tile::view);
-        let (first, second) = match *sources {
-            [a] => (view(a)?, None),
-            [a, b] => (view(a)?, Some(view(b)?)),
-            _ => return legality(format!("{} takes one or two sources", op.mnemonic)),
+        let Some(&first) = sources.first() else {
+            return legality(format!("{} takes no source", op.mnemonic));
         };
-        let views = [first, second.unwrap_or(first)];
+        let first = view(first)?;
+        let mut views = [first; 3];
+        for (slot, &reg) in views.iter_mut().zip(sources).skip(1) {
+            *slot = view(reg)?;
+        }
         let job = Job {
             kind: op.kind,
             src_type,
@@ -678,6 +772,7 @@ impl Machine {
             out_cols: tile.cols as usize,
             out: &mut tile.elements,
             domain: (dims.valid_rows as usize, dims.valid_cols as usize),
+            cmode,
         };
         let flags = kernels::execute(job).or_else(|e| legality(e.to_string()))?;
         publish_padding(&mut tile, pad);
@@ -695,7 +790,10 @@ impl Machine {
 /// the padding undefined. The elements may stop after the last valid row (a kernel's output
 /// rows append to unwritten storage); they are grown to the whole tile first.
 pub fn publish_padding(tile: &mut Tile, pad: PadValue) {
-    let pad_bits = tile.dtype.pad_bits(pad);
+    let pad_bits = match tile.storage {
+        Storage::Numeric => tile.dtype.pad_bits(pad),
+        Storage::Predicate => pad.predicate_bit(),
+    };
     let whole = tile.rows as usize * tile.cols as usize;
     tile.elements.resize(whole, pad_bits.unwrap_or(0));
     let (vr, vc) = (tile.valid_rows as usize, tile.valid_cols as usize);
@@ -723,7 +821,7 @@ fn check_datr(op: &OpInfo, datr: Option<Datr>) -> Checked<PadValue> {
     };
     let mut extra = Vec::new();
     for (name, nonzero) in [
-        ("CMode", d.cmode != 0),
+        ("CMode", d.cmode != 0 && op.kind != OpKind::Compare),
         ("Sat", d.sat),
         ("Canonicalize", d.canonicalize),
         ("RMode", d.rmode != 0),
@@ -746,6 +844,32 @@ fn check_datr(op: &OpInfo, datr: Option<Datr>) -> Checked<PadValue> {
             op.mnemonic
         ))
     }
+}
+
+/// The closed schema's binding layout (docs/isa.md §1.9): as many B.IOTs as the op's row lists,
+/// each with its number of sources, the destination on the last one only.
+fn check_binding_layout(op: &OpInfo, block: &Block) -> Checked<()> {
+    let layout_ok = block.bindings.len() == op.bindings.len()
+        && block
+            .bindings
+            .iter()
+            .zip(op.bindings)
+            .enumerate()
+            .all(|(i, (b, &n))| {
+                b.source_regs().count() == n && b.dst.is_some() == (i + 1 == op.bindings.len())
+            });
+    if layout_ok {
+        return Ok(());
+    }
+    let want = match op.bindings {
+        [n] => format!("exactly one B.IOT carrying its {n} source(s) and the destination"),
+        _ => format!(
+            "{} B.IOTs carrying {:?} sources, the destination on the last",
+            op.bindings.len(),
+            op.bindings
+        ),
+    };
+    legality(format!("{} needs {want}", op.mnemonic))
 }
 
 /// LB0 (required) → valid cols, LB1 → valid rows (1), LB2 → physical cols (LB0); present zeros fault.
@@ -780,7 +904,7 @@ fn destination_type(op: &OpInfo, src_type: DataType, datr: Option<Datr>) -> Chec
 
 /// Run one scalar instruction in the open block, if any. SETC belongs in the body of a COND
 /// standard block, once (docs/isa.md §12.4); any scalar instruction starts the body (§17
-/// decision 28). A fault changes nothing.
+/// decision 31). A fault changes nothing.
 fn execute_scalar(
     core: &mut ScalarCore,
     inst: &ScalarInst,
@@ -831,7 +955,7 @@ impl From<(FaultClass, String)> for CommitFault {
 }
 
 /// A BSTART.STD's target must be a 32-bit word of the kernel, or its end (docs/isa.md §12.1,
-/// §17 decision 30). IND and RET need a return or indirect address ptoc's leaf kernels never have.
+/// §17 decision 33). IND and RET need a return or indirect address ptoc's leaf kernels never have.
 fn check_std_start(s: StdStart, pc: u64, end: u64) -> Checked<()> {
     match s.transfer {
         Transfer::Fall => Ok(()),

@@ -9,8 +9,9 @@ use crate::kernels::{self, Job, View};
 use crate::machine::publish_padding;
 use crate::numerics::Flags;
 use crate::tile::Tile;
-use ptoc_ir::{Function, Location, Op, TileType};
-use ptoc_isa::{Geometry, OpKind};
+use ptoc_ir::{Attr, Function, Location, Op, TileType};
+use ptoc_isa::ops::CMODE_ATTR;
+use ptoc_isa::{CmpMode, Geometry, OpKind, Storage};
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum EvalError {
@@ -103,6 +104,16 @@ pub fn evaluate_with_flags(func: &Function, args: &[Tile]) -> Result<Evaluation,
     Ok(Evaluation { results, flags })
 }
 
+/// A TCMP's relation from its `pto.cmode` attribute.
+fn cmode_of(op: &Op) -> Result<CmpMode, String> {
+    match op.attrs.get(CMODE_ATTR) {
+        Some(Attr::Str(name)) => {
+            CmpMode::from_mlir_name(name).ok_or(format!("unknown {CMODE_ATTR} '{name}'"))
+        }
+        _ => Err(format!("has no string {CMODE_ATTR} attribute")),
+    }
+}
+
 /// One op on its operand tiles, producing a tile of `result_ty`.
 fn evaluate_op(op: &Op, operands: &[&Tile], result_ty: &TileType) -> Result<(Tile, Flags), String> {
     let info = op.info;
@@ -116,12 +127,20 @@ fn evaluate_op(op: &Op, operands: &[&Tile], result_ty: &TileType) -> Result<(Til
     let (rows, cols, vr, vc) = result_ty
         .dims()
         .ok_or("the result type has '?' dimensions")?;
-    let src_type = operands[0].dtype;
+    let src_type = operands[info.typed_source()].dtype;
     if !info.accepts(src_type) {
         return Err(format!("does not accept {src_type}"));
     }
-    if let Some(t) = operands.iter().find(|t| t.dtype != src_type) {
-        return Err(format!("operands mix {src_type} and {}", t.dtype));
+    for (t, role) in operands.iter().zip(info.sources) {
+        if t.storage != role.storage() {
+            return Err(format!("{} {t} has the wrong storage", role.name()));
+        }
+        if role.carries_type() && t.dtype != src_type {
+            return Err(format!("operands mix {src_type} and {}", t.dtype));
+        }
+    }
+    if result_ty.storage != info.result_storage() {
+        return Err(format!("result type {result_ty} has the wrong storage"));
     }
     if !info.result.admits(src_type, result_ty.dtype) {
         return Err(format!(
@@ -171,7 +190,7 @@ fn evaluate_op(op: &Op, operands: &[&Tile], result_ty: &TileType) -> Result<(Til
             }
             (vr, vc)
         }
-        OpKind::Binary(_) | OpKind::Unary(_) => {
+        OpKind::Binary(_) | OpKind::Unary(_) | OpKind::Compare | OpKind::Select => {
             if let Some(t) = operands.iter().find(|t| t.geometry() != result) {
                 return Err(format!(
                     "operand {t} does not match the result, {}",
@@ -187,12 +206,20 @@ fn evaluate_op(op: &Op, operands: &[&Tile], result_ty: &TileType) -> Result<(Til
                 "operand {t} has undefined elements in its valid region"
             ));
         }
-        let copy = matches!(info.kind, OpKind::Expand(_, None));
-        if !copy && t.first_invalid_encoding().is_some() {
+        let copy = matches!(info.kind, OpKind::Expand(_, None) | OpKind::Select);
+        if !copy && !t.is_predicate() && t.first_invalid_encoding().is_some() {
             return Err(format!("operand {t} holds an invalid {} encoding", t.dtype));
         }
     }
-    let mut out = Tile::new(result_ty.dtype, rows, cols, vr, vc).map_err(|e| e.0)?;
+    let mut out = match result_ty.storage {
+        Storage::Numeric => Tile::new(result_ty.dtype, rows, cols, vr, vc),
+        Storage::Predicate => Tile::predicate(rows, cols, vr, vc),
+    }
+    .map_err(|e| e.0)?;
+    let cmode = match info.kind {
+        OpKind::Compare => Some(cmode_of(op)?),
+        _ => None,
+    };
     let views: Vec<View> = operands.iter().map(|t| t.view()).collect();
     let job = Job {
         kind: info.kind,
@@ -202,6 +229,7 @@ fn evaluate_op(op: &Op, operands: &[&Tile], result_ty: &TileType) -> Result<(Til
         out_cols: cols as usize,
         out: &mut out.elements,
         domain: (domain.0 as usize, domain.1 as usize),
+        cmode,
     };
     let flags = kernels::execute(job).map_err(|e| e.to_string())?;
     publish_padding(&mut out, result_ty.pad);

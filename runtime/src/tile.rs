@@ -6,11 +6,16 @@
 //! [`Tile::bits`] and [`Tile::is_defined`] read one element whatever the storage.
 
 use crate::elements::{Definedness, Elements};
-use ptoc_isa::{DataType, Geometry, SizeCode};
+use ptoc_isa::dtype::PREDICATE_DTYPE;
+use ptoc_isa::geometry::predicate_bytes;
+use ptoc_isa::{DataType, Geometry, SizeCode, Storage};
 use std::fmt;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tile {
+    /// Numeric, or a predicate: one element per logical bit, each 0 or 1, on U8 carriers
+    /// ([`PREDICATE_DTYPE`]); [`Tile::packed_predicate`] gives the spec's packed bytes.
+    pub storage: Storage,
     pub dtype: DataType,
     /// The SizeCode the tile was allocated with; `None` for reference-evaluator tiles, whose
     /// physical shape is the IR type's as written.
@@ -75,6 +80,7 @@ impl Tile {
         }
         let count = rows as usize * cols as usize;
         Ok(Tile {
+            storage: Storage::Numeric,
             dtype,
             size_code: None,
             rows,
@@ -84,6 +90,67 @@ impl Tile {
             elements: storage(dtype.bits(), count),
             defined: Definedness::uniform(count, false),
         })
+    }
+
+    /// An all-undefined predicate tile of the given physical and valid shape.
+    pub fn predicate(
+        rows: u32,
+        cols: u32,
+        valid_rows: u32,
+        valid_cols: u32,
+    ) -> Result<Tile, ShapeError> {
+        let mut tile = Tile::new(PREDICATE_DTYPE, rows, cols, valid_rows, valid_cols)?;
+        tile.storage = Storage::Predicate;
+        Ok(tile)
+    }
+
+    /// An all-undefined predicate tile in a SizeCode: its rows are the source's, and the
+    /// capacity must hold `ceil(rows·cols/8)` bytes (`ResolveBundlePredicateDestination`,
+    /// docs/isa.md §3.6).
+    pub fn allocated_predicate(
+        size_code: SizeCode,
+        (rows, cols): (u32, u32),
+        (valid_rows, valid_cols): (u32, u32),
+    ) -> Result<Tile, ShapeError> {
+        let need = predicate_bytes(rows, cols);
+        if need > size_code.bytes() as u64 {
+            return Err(ShapeError(format!(
+                "a {rows}x{cols} predicate needs {need} bytes; SizeCode {size_code} holds {}",
+                size_code.bytes()
+            )));
+        }
+        let mut tile = Tile::predicate(rows, cols, valid_rows, valid_cols)?;
+        tile.size_code = Some(size_code);
+        Ok(tile)
+    }
+
+    pub fn is_predicate(&self) -> bool {
+        self.storage == Storage::Predicate
+    }
+
+    /// The bits an element may have: the carrier width, or the one bit of a predicate element.
+    pub fn element_mask(&self) -> u64 {
+        match self.storage {
+            Storage::Numeric => self.dtype.carrier_mask(),
+            Storage::Predicate => 1,
+        }
+    }
+
+    /// A predicate's payload as the spec packs it: logical element `i = row·cols + col` is bit
+    /// `i mod 8` of byte `i / 8` (`TilePredicateByteIndex`/`TilePredicateBitIndex`,
+    /// docs/isa.md §3.6); undefined bits read as stored (0 unless a pad wrote them). `None` for
+    /// a numeric tile.
+    pub fn packed_predicate(&self) -> Option<Vec<u8>> {
+        if !self.is_predicate() {
+            return None;
+        }
+        let mut bytes = vec![0u8; predicate_bytes(self.rows, self.cols) as usize];
+        for i in 0..self.len() {
+            if self.bits(i) & 1 == 1 {
+                bytes[i / 8] |= 1 << (i % 8);
+            }
+        }
+        Some(bytes)
     }
 
     /// An all-undefined tile whose physical rows derive from a SizeCode (docs/isa.md §3.3).
@@ -199,8 +266,8 @@ impl Tile {
 
     /// Drop the bits above the element width (4-bit types keep a byte per element).
     pub fn drop_bits_above_width(&mut self) {
-        let mask = self.dtype.carrier_mask();
-        if self.elements.width() > self.dtype.bits() {
+        let mask = self.element_mask();
+        if self.elements.width() > self.dtype.bits() || self.is_predicate() {
             for i in 0..self.len() {
                 self.elements.set(i, self.elements.get(i) & mask);
             }
@@ -224,7 +291,7 @@ impl Tile {
     pub fn set(&mut self, row: usize, col: usize, bits: u64) {
         if row < self.rows as usize && col < self.cols as usize {
             let i = self.index(row, col);
-            self.elements.set(i, bits & self.dtype.carrier_mask());
+            self.elements.set(i, bits & self.element_mask());
             self.defined.set(i, true);
         }
     }
@@ -269,18 +336,25 @@ impl Tile {
         crate::kernels::View::new(&self.elements, self.cols as usize)
     }
 
-    /// Bytes of the physical tile (rows × cols × element width).
+    /// Bytes of the physical tile (rows × cols × element width; packed bits for a predicate).
     pub fn bytes(&self) -> u64 {
-        self.rows as u64 * self.cols as u64 * self.dtype.bits() as u64 / 8
+        match self.storage {
+            Storage::Numeric => self.rows as u64 * self.cols as u64 * self.dtype.bits() as u64 / 8,
+            Storage::Predicate => predicate_bytes(self.rows, self.cols),
+        }
     }
 }
 
 impl fmt::Display for Tile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let elem = match self.storage {
+            Storage::Numeric => self.dtype.name(),
+            Storage::Predicate => "i1",
+        };
         write!(
             f,
-            "{}x{}x{} (valid {}x{})",
-            self.rows, self.cols, self.dtype, self.valid_rows, self.valid_cols
+            "{}x{}x{elem} (valid {}x{})",
+            self.rows, self.cols, self.valid_rows, self.valid_cols
         )
     }
 }

@@ -7,8 +7,10 @@ mod common;
 use common::*;
 use proptest::prelude::*;
 use ptoc_ir::{Function, Location, TileType};
-use ptoc_isa::ops::{OperandRole, CATALOGUE};
-use ptoc_isa::{Axis, DataType, ElementOp, OpInfo, OpKind, PadValue, ResultKind, SizeCode};
+use ptoc_isa::ops::{OperandRole, CATALOGUE, CMODE_ATTR};
+use ptoc_isa::{
+    Axis, DataType, ElementOp, OpInfo, OpKind, PadValue, ResultKind, SizeCode, Storage,
+};
 use ptoc_runtime::{evaluate_with_flags, Machine, Tile};
 
 /// Interesting bit patterns mixed into random ones.
@@ -91,12 +93,25 @@ fn run_case(c: &Case, seed: &[(u64, Option<usize>)]) -> Result<(), TestCaseError
         c.op.sources
             .iter()
             .map(|r| match r {
-                OperandRole::Src | OperandRole::SrcLeft | OperandRole::Numerator => 0,
+                OperandRole::Src
+                | OperandRole::SrcLeft
+                | OperandRole::Numerator
+                | OperandRole::SrcTrue => 0,
                 OperandRole::Bcast => 1,
-                OperandRole::SrcRight | OperandRole::Denominator => 2,
+                OperandRole::SrcRight | OperandRole::Denominator | OperandRole::SrcFalse => 2,
+                OperandRole::Pred => 3,
             })
             .collect();
-    let tiles = [full, bcast, right];
+    // A predicate of the full tile's physical and valid shape, bits from the seed.
+    let bits: Vec<u64> = (0..c.vr * c.vc)
+        .map(|i| (seed[i as usize % seed.len()].0 >> (i % 61)) & 1)
+        .collect();
+    let pred = Tile::predicate(full.rows, c.cols, c.vr, c.vc)
+        .unwrap()
+        .with_valid_values(&bits)
+        .unwrap();
+    let tiles = [full, bcast, right, pred];
+    let cmode = ptoc_isa::CmpMode::ALL[(seed[0].0 % 6) as usize];
     // Destination geometry.
     let (dcols, dvr, dvc) = match (c.op.result, axis) {
         (ResultKind::Reduced | ResultKind::Index, Axis::Row) => (1, c.vr, 1),
@@ -107,7 +122,10 @@ fn run_case(c: &Case, seed: &[(u64, Option<usize>)]) -> Result<(), TestCaseError
         ResultKind::SameAsSource | ResultKind::ExpDif => {
             SizeCode::giving_rows(tiles[0].rows, c.cols, c.dst.bits())
         }
-        _ => SizeCode::smallest_for(dvr, dcols, c.dst.bits()),
+        ResultKind::Predicate => SizeCode::for_predicate(tiles[0].rows, c.cols),
+        ResultKind::Reduced | ResultKind::Index | ResultKind::Broadcast => {
+            SizeCode::smallest_for(dvr, dcols, c.dst.bits())
+        }
     };
     let Some(size) = size else { return Ok(()) };
     // Interpreter.
@@ -125,8 +143,9 @@ fn run_case(c: &Case, seed: &[(u64, Option<usize>)]) -> Result<(), TestCaseError
     } else {
         Some(DataType::FP64)
     };
-    let datr_word = (c.pad != PadValue::Null || c.op.result == ResultKind::ExpDif)
-        .then(|| datr(datr_dtype, c.pad));
+    let compare = c.op.kind == OpKind::Compare;
+    let datr_word = (c.pad != PadValue::Null || c.op.result == ResultKind::ExpDif || compare)
+        .then(|| datr(datr_dtype, c.pad) | (u32::from(compare) * cmode.code() as u32) << 29);
     let lb2 = if c.cols != c.vc { c.cols } else { 0 };
     let mut words = vec![bstart(c.op.mnemonic, c.src)];
     words.extend(datr_word);
@@ -134,23 +153,35 @@ fn run_case(c: &Case, seed: &[(u64, Option<usize>)]) -> Result<(), TestCaseError
     if lb2 != 0 {
         words.push(dim(2, lb2));
     }
-    words.extend([
-        iot(&regs, true, "1000", Some((ptoc_isa::Hand::N, size.code()))),
-        BSTOP,
-    ]);
+    // One B.IOT per binding of the op's row; the destination on the last.
+    let mut rest = &regs[..];
+    for (i, &n) in c.op.bindings.iter().enumerate() {
+        let last = i + 1 == c.op.bindings.len();
+        let dst = last.then_some((ptoc_isa::Hand::N, size.code()));
+        words.push(iot(&rest[..n], last, "1000", dst));
+        rest = &rest[n..];
+    }
+    words.push(BSTOP);
     let run = m.run(&words);
     prop_assert!(run.is_ok(), "{} {}: {:?}", c.op.mnemonic, c.src, run);
     let got = m.tile(reg(48)).unwrap();
     // Reference evaluator on the same tiles, types written with the machine's physical rows.
     let mut f = Function::new("k", Location::unknown());
-    let ty =
-        |t: &Tile| TileType::new(t.rows, t.cols, t.dtype).with_valid(t.valid_rows, t.valid_cols);
+    let ty = |t: &Tile| {
+        let ty = match t.storage {
+            Storage::Numeric => TileType::new(t.rows, t.cols, t.dtype),
+            Storage::Predicate => TileType::predicate(t.rows, t.cols),
+        };
+        ty.with_valid(t.valid_rows, t.valid_cols)
+    };
     let args: Vec<_> = tiles.iter().map(|t| f.add_arg(None, ty(t))).collect();
-    let result_ty = TileType::new(got.rows, dcols, c.dst)
-        .with_valid(dvr, dvc)
-        .with_pad(c.pad);
+    let result_ty = ty(got).with_valid(dvr, dvc).with_pad(c.pad);
     let operands = regs.iter().map(|&r| args[r as usize]).collect();
     let r = f.push_op(c.op, operands, result_ty, None, Location::unknown());
+    if compare {
+        let attr = ptoc_ir::Attr::Str(cmode.mlir_name().into());
+        f.ops[0].attrs.insert(CMODE_ATTR.into(), attr);
+    }
     f.results.push(r);
     let eval = evaluate_with_flags(&f, &tiles).map_err(|e| TestCaseError::fail(e.to_string()))?;
     let want = &eval.results[0];
@@ -196,6 +227,7 @@ fn case() -> impl Strategy<Value = Case> {
             let src = *t.get(op.legal_types);
             let dst = match op.result {
                 ResultKind::Index => DataType::U32,
+                ResultKind::Predicate => ptoc_isa::dtype::PREDICATE_DTYPE,
                 ResultKind::ExpDif if src != DataType::FP32 && t.index(2) == 1 => DataType::FP32,
                 _ => src,
             };
@@ -231,11 +263,7 @@ fn every_op_and_type_agrees_on_fixed_values() {
         .collect();
     for op in CATALOGUE {
         for &src in op.legal_types {
-            let dst = if op.result == ResultKind::Index {
-                DataType::U32
-            } else {
-                src
-            };
+            let dst = op.result.encoded(src, src);
             let c = Case {
                 op,
                 src,

@@ -57,10 +57,10 @@ fn illegal_instruction() {
         1,
         "SizeCode",
     );
-    // TSEL/U64 decodes (an accepted selector) but is no op ptoc executes: faults at commit.
+    // TFMA/U64 decodes (an accepted selector) but is no op ptoc executes: faults at commit.
     expect_fault(
         &[
-            0xC1A1_9181,
+            0xC1C1_9181,
             dim(0, 1),
             iot(&[0, 0], true, "1111", Some((Hand::T, 1))),
             BSTOP,

@@ -270,7 +270,8 @@ fn expand_once(axis: Axis, kind: OpKind) -> Option<TileRewrite> {
     let names: &[(&str, &str)] = match kind {
         OpKind::Binary(_) => &[("?b", "?tb"), ("?c", "?tc")],
         OpKind::Unary(_) => &[("?b", "?tb")],
-        OpKind::Expand(..) | OpKind::Reduce(..) => return None,
+        // TCMP and TSEL never reach the e-graph ([`super::build`] leaves their functions alone).
+        OpKind::Expand(..) | OpKind::Reduce(..) | OpKind::Compare | OpKind::Select => return None,
     };
     let expands: Vec<String> = names
         .iter()

@@ -823,7 +823,9 @@ mod random {
                         }
                     }
                 }
-                OpKind::Unary(_) => unreachable!("not generated"),
+                OpKind::Unary(_) | OpKind::Compare | OpKind::Select => {
+                    unreachable!("not generated")
+                }
             }
             vals[op.result.0 as usize] = out;
         }

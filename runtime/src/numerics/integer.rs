@@ -14,7 +14,7 @@ pub const fn width_mask(bits: u32) -> u64 {
 }
 
 #[inline]
-fn sign_extend(bits: u32, v: u64) -> i64 {
+pub(crate) fn sign_extend(bits: u32, v: u64) -> i64 {
     let shift = 64 - bits;
     ((v << shift) as i64) >> shift
 }

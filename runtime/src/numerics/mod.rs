@@ -6,6 +6,7 @@
 //! layouts), [`round`] (the single RNE rounder), [`float_arith`], [`minmax`], [`integer`],
 //! [`exp`], [`lane`] (per-type static dispatch for the hot loops) and [`reduce`] (ordered folds).
 
+pub mod compare;
 pub mod exp;
 pub mod float_arith;
 /// The float formats are ISA facts; the numerics work on their unpacked values.
