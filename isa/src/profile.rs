@@ -6,12 +6,31 @@
 //! data instead: the executable DataType sets (decision 3) are the op table's `legal_types`, and
 //! E4M3's overflow to NaN (decision 7) is its float format's `has_inf = false`.
 
-/// How B.IOT source codes name registers (docs/isa.md §8 questions 1–2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How B.IOT source codes name registers (docs/isa.md §8 questions 1–2, §9 decisions 1–2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum NamingModel {
     /// The 6-bit code is an absolute Local register index; a destination is renamed to the lowest
-    /// free register of its hand; nothing is freed inside a program.
+    /// free register of its hand; nothing is freed inside a program (the executable model).
     AbsoluteNoFree,
+    /// Each hand is a queue of at most 16 live tiles, newest first; `T#k` names the k-th newest
+    /// tile of hand T; a push onto a full hand retires its oldest tile in the same commit.
+    Queue,
+}
+
+impl NamingModel {
+    /// The target-profile name (`--target-profile=`, object metadata).
+    pub fn name(self) -> &'static str {
+        match self {
+            NamingModel::AbsoluteNoFree => "absolute",
+            NamingModel::Queue => "queue",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<NamingModel> {
+        [NamingModel::Queue, NamingModel::AbsoluteNoFree]
+            .into_iter()
+            .find(|n| n.name() == name)
+    }
 }
 
 /// How a float EXP is computed (docs/isa.md §8 question 6).

@@ -23,7 +23,7 @@ use crate::tile::Tile;
 use ptoc_isa::encoding::{Datr, StdStart, Transfer};
 use ptoc_isa::geometry::LOCAL_REGISTERS;
 use ptoc_isa::ops::{by_selector, OperandRole};
-use ptoc_isa::profile::PROFILE;
+use ptoc_isa::profile::{NamingModel, PROFILE};
 use ptoc_isa::scalar::{ScalarInst, ScalarOp};
 use ptoc_isa::{
     Axis, CmpMode, DataType, ElementOp, FaultClass, Geometry, Hand, Instruction, OpInfo, OpKind,
@@ -102,7 +102,8 @@ pub(crate) type Dims = Geometry<u32>;
 
 /// What commit resolved about the destination before allocating it.
 pub(crate) struct Destination {
-    pub reg: TileReg,
+    /// The hand the destination is pushed onto (renamed within) at publication.
+    pub hand: Hand,
     /// The capacity the tile takes under its bundle's PE mask.
     pub footprint: u64,
     pub tile: Tile,
@@ -110,10 +111,17 @@ pub(crate) struct Destination {
 }
 
 impl Machine {
+    /// A machine at reset under the profile's default naming model.
     pub fn new() -> Machine {
+        Machine::with_naming(PROFILE.naming)
+    }
+
+    /// A machine at reset under `naming` (the object's target profile, docs/isa.md §9 decisions
+    /// 1–2).
+    pub fn with_naming(naming: NamingModel) -> Machine {
         Machine {
             regs: vec![None; LOCAL_REGISTERS as usize],
-            file: RegisterFile::new(),
+            file: RegisterFile::with_naming(naming),
             flags: 0,
             scalar: ScalarCore::default(),
             gm: Gm::default(),
@@ -123,7 +131,9 @@ impl Machine {
     }
 
     /// The kernel ABI: place a defined argument tile in a named register, allocated under all four
-    /// PEs (docs/isa.md §9 decision 10 default mask 1111).
+    /// PEs (docs/isa.md §9 decision 10 default mask 1111). Under queue naming the tile is pushed
+    /// onto `reg`'s hand, so arguments must be loaded in argument order; the number in `reg` is
+    /// the code the tile has once every argument is loaded.
     pub fn load(&mut self, reg: TileReg, tile: Tile) -> Result<(), LoadError> {
         self.load_with_mask(reg, tile, PeMask::ALL_PES)
     }
@@ -184,23 +194,35 @@ impl Machine {
         tile.size_code = Some(size);
         // Only the element width is significant (docs/isa.md §1.7): drop anything above it.
         tile.drop_bits_above_width();
-        if self.file.allocate(reg, footprint).is_err() {
-            return err("the register is already allocated".into());
-        }
-        self.regs[reg.index() as usize] = Some(tile);
+        let slot = match self.file.naming() {
+            NamingModel::AbsoluteNoFree => {
+                if self.file.allocate(reg, footprint).is_err() {
+                    return err("the register is already allocated".into());
+                }
+                reg
+            }
+            NamingModel::Queue => match self.file.place(reg.hand(), footprint) {
+                Ok(p) if p.retired.is_none() => p.reg,
+                Ok(_) => return err("the hand already holds 16 tiles".into()),
+                Err(e) => return err(e.to_string()),
+            },
+        };
+        self.regs[slot.index() as usize] = Some(tile);
         Ok(())
     }
 
-    /// The tile in a register, if allocated.
+    /// The tile a source code names, if any (docs/isa.md §9 decisions 1–2).
     pub fn tile(&self, reg: TileReg) -> Option<&Tile> {
-        self.regs[reg.index() as usize].as_ref()
+        let slot = self.file.resolve(reg)?;
+        self.regs[slot.index() as usize].as_ref()
     }
 
     /// The kernel ABI's other end: take a result tile out of its register, which becomes free
     /// (the host's doing; no instruction frees a register, docs/isa.md §3.4).
     pub fn unload(&mut self, reg: TileReg) -> Option<Tile> {
-        self.file.free(reg);
-        self.regs[reg.index() as usize].take()
+        let slot = self.file.resolve(reg)?;
+        self.file.free(slot);
+        self.regs[slot.index() as usize].take()
     }
 
     /// Every allocated register with its tile, in register order.
@@ -610,12 +632,9 @@ impl Machine {
                 size.bytes()
             ));
         };
-        let Some(reg) = self.file.rename(hand) else {
-            return allocation(format!("no free register in hand {}", hand.letter()));
-        };
         let footprint = RegisterFile::footprint(size, mask);
         self.file
-            .check_room(footprint)
+            .preview(hand, footprint)
             .or_else(|e| allocation(e.to_string()))?;
         let capacity_elems = size.bytes() as u64 * 8 / dst_type.bits() as u64;
         if valid_rows > rows
@@ -629,11 +648,25 @@ impl Machine {
         let tile = Tile::allocated_unwritten(dst_type, size, cols, (valid_rows, valid_cols))
             .or_else(|e| allocation(e.0))?;
         Ok(Destination {
-            reg,
+            hand,
             footprint,
             tile,
             pad,
         })
+    }
+
+    /// Publish a destination: push it onto its hand (retiring what the push retires) and store
+    /// its tile; the checks of [`Machine::new_destination`] ran before any effect.
+    pub(crate) fn publish(&mut self, hand: Hand, footprint: u64, tile: Tile) -> Checked<()> {
+        let placement = self
+            .file
+            .place(hand, footprint)
+            .or_else(|e| allocation(e.to_string()))?;
+        if let Some(old) = placement.retired {
+            self.regs[old.index() as usize] = None;
+        }
+        self.regs[placement.reg.index() as usize] = Some(tile);
+        Ok(())
     }
 
     /// `ResolveBundlePredicateDestination`: a predicate with the physical and valid shape of
@@ -651,13 +684,10 @@ impl Machine {
                 .or_else(|e| allocation(e.0))?;
         let footprint = RegisterFile::footprint(size, mask);
         self.file
-            .check_room(footprint)
+            .preview(hand, footprint)
             .or_else(|e| allocation(e.to_string()))?;
-        let Some(reg) = self.file.rename(hand) else {
-            return allocation(format!("no free register in hand {}", hand.letter()));
-        };
         Ok(Destination {
-            reg,
+            hand,
             footprint,
             tile,
             pad,
@@ -748,7 +778,7 @@ impl Machine {
         cmode: Option<CmpMode>,
     ) -> Checked<()> {
         let Destination {
-            reg,
+            hand,
             footprint,
             mut tile,
             pad,
@@ -776,10 +806,7 @@ impl Machine {
         };
         let flags = kernels::execute(job).or_else(|e| legality(e.to_string()))?;
         publish_padding(&mut tile, pad);
-        if self.file.allocate(reg, footprint).is_err() {
-            return allocation(format!("destination {reg} is already allocated"));
-        }
-        self.regs[reg.index() as usize] = Some(tile);
+        self.publish(hand, footprint, tile)?;
         self.flags |= flags;
         Ok(())
     }

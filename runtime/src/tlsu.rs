@@ -139,7 +139,7 @@ impl Machine {
                 let rect = self.rect(block, &dst.tile, gpr(ior.src[0]), gpr(ior.src[1]));
                 let bits = self.gm.read(&rect).map_err(gm_fault)?;
                 let Destination {
-                    reg,
+                    hand,
                     footprint,
                     tile,
                     ..
@@ -147,7 +147,8 @@ impl Machine {
                 let tile = tile
                     .with_valid_values(&bits)
                     .map_err(|e| CommitFault::from((FaultClass::TileLegality, e.0)))?;
-                self.publish(reg, footprint, tile)
+                self.publish(hand, footprint, tile)
+                    .map_err(CommitFault::from)
             }
             TlsuOp::Store => {
                 let reg = operands.source.expect("checked above");
@@ -208,7 +209,8 @@ impl Machine {
                 // The whole payload and its definedness, padding included.
                 let mut copy = src;
                 copy.size_code = dst.tile.size_code;
-                self.publish(dst.reg, dst.footprint, copy)
+                self.publish(dst.hand, dst.footprint, copy)
+                    .map_err(CommitFault::from)
             }
         }
     }
@@ -259,18 +261,6 @@ impl Machine {
             cols: t.valid_cols,
             bytes,
         }
-    }
-
-    /// Allocate the destination register and put the tile in it.
-    fn publish(&mut self, reg: TileReg, footprint: u64, tile: Tile) -> Checked<()> {
-        if self.file.allocate(reg, footprint).is_err() {
-            return Err(CommitFault::from((
-                FaultClass::TileAllocation,
-                format!("destination {reg} is already allocated"),
-            )));
-        }
-        self.regs[reg.index() as usize] = Some(tile);
-        Ok(())
     }
 }
 
