@@ -7,6 +7,7 @@ pub mod allocate;
 pub mod fuse;
 pub mod infer_shapes;
 pub mod manager;
+pub mod queue_plan;
 pub mod rules;
 pub mod verify;
 
