@@ -16,7 +16,7 @@
 //!
 //! Every error is a [`Diagnostic`] at the offending token's `file:line:col`.
 
-use crate::metadata::{self, parse_register, TileMeta};
+use crate::metadata::{self, parse_register, MemRefMeta, ScalarMeta, ScalarType, TileMeta};
 use crate::syntax::{
     cmode_by_name, gpr_by_name, layout_by_name, rmode_by_name, DTYPE_NONE_NAME, GPR_NAMES,
 };
@@ -26,6 +26,7 @@ use ptoc_isa::encoding::{
     BStart, Datr, Dim, Ior, Ios, Iot, IotSources, StdStart, TlsuOp, TlsuStart, Transfer,
 };
 use ptoc_isa::ops::{self, tepl_function_accepted};
+use ptoc_isa::profile::NamingModel;
 use ptoc_isa::scalar::{self, Format, Modifier, ScalarInfo, ScalarInst};
 use ptoc_isa::{DataType, Hand, Instruction, PadValue, PeMask, SizeCode, TileReg, SPEC_VERSION};
 use std::collections::HashSet;
@@ -62,7 +63,7 @@ fn is_word_char(c: char, next: Option<char>) -> bool {
 /// comment).
 const STATEMENT_WORDS: &[&str] = &[
     "B.DATR", "B.DIM", "B.IOT", "B.IOR", "B.IOS", "BSTOP", "C.B.DIMI", "C.BSTOP", "L.BSTOP",
-    ".WORD", ".KERNEL", ".PE_MASK", ".SPEC", ".ARG", ".RESULT",
+    ".WORD", ".KERNEL", ".PE_MASK", ".SPEC", ".ARG", ".RESULT", ".PROFILE", ".MEMREF", ".SCALAR",
 ];
 
 /// Does a statement start with this word (so a `;` before it separates rather than comments)?
@@ -341,6 +342,9 @@ enum Stmt {
     Spec(String),
     Arg(TileMeta),
     Result(TileMeta),
+    Profile(NamingModel),
+    MemRef(MemRefMeta),
+    Scalar(ScalarMeta),
 }
 
 fn parse_statement(c: &mut Cursor) -> PResult<Stmt> {
@@ -416,6 +420,13 @@ fn parse_statement(c: &mut Cursor) -> PResult<Stmt> {
             c.end()?;
             return Ok(Stmt::Spec(tok.text.clone()));
         }
+        ".PROFILE" => {
+            let profile = c.named("target profile (queue, absolute)", NamingModel::from_name)?;
+            c.end()?;
+            return Ok(Stmt::Profile(profile));
+        }
+        ".MEMREF" => return parse_memref(c).map(Stmt::MemRef),
+        ".SCALAR" => return parse_scalar_arg(c).map(Stmt::Scalar),
         ".ARG" => return parse_tile(c).map(Stmt::Arg),
         ".RESULT" => return parse_tile(c).map(Stmt::Result),
         _ if scalar::by_mnemonic(&upper).is_some() => {
@@ -1099,24 +1110,88 @@ fn parse_tile(c: &mut Cursor) -> PResult<TileMeta> {
         .map_or_else(|m| c.error_at(start, m), |()| Ok(tile))
 }
 
+/// `pos=N`.
+fn position(c: &mut Cursor) -> PResult<usize> {
+    key(c, "pos")?;
+    Ok(c.number("argument position", u16::MAX as u64)? as usize)
+}
+
+/// `.memref NAME, GPR, DT, RxC, pos=N[, stored]`.
+fn parse_memref(c: &mut Cursor) -> PResult<MemRefMeta> {
+    let name = name(c)?;
+    c.comma()?;
+    let gpr = c.named("writable GPR (a0, s1, …)", metadata::parse_gpr)?;
+    c.comma()?;
+    let dtype = c.named("arithmetic DataType", |t| {
+        DataType::from_name(t).filter(|t| ptoc_isa::dtype::ARITHMETIC.contains(t))
+    })?;
+    c.comma()?;
+    let (rows, cols) = shape(c, "a memref shape")?;
+    let position = position(c)?;
+    let stored = c.eat(Kind::Comma);
+    if stored {
+        let tok = c.word("'stored'")?;
+        if !tok.text.eq_ignore_ascii_case("stored") {
+            return c.error_at(tok.col, format!("expected 'stored', found '{}'", tok.text));
+        }
+    }
+    c.end()?;
+    Ok(MemRefMeta {
+        name,
+        position,
+        gpr,
+        dtype,
+        rows,
+        cols,
+        stored,
+    })
+}
+
+/// `.scalar NAME, GPR, TYPE, pos=N`.
+fn parse_scalar_arg(c: &mut Cursor) -> PResult<ScalarMeta> {
+    let name = name(c)?;
+    c.comma()?;
+    let gpr = c.named("writable GPR (a0, s1, …)", metadata::parse_gpr)?;
+    c.comma()?;
+    let ty = c.named("scalar type (index or a DataType)", ScalarType::from_name)?;
+    let position = position(c)?;
+    c.end()?;
+    Ok(ScalarMeta {
+        name,
+        position,
+        gpr,
+        ty,
+    })
+}
+
 /// A kernel being assembled.
 struct Building {
     name: String,
+    /// Where the kernel's first statement is, for errors about the kernel as a whole.
+    loc: Location,
     words: Vec<u32>,
     meta: KernelMeta,
     pe_mask_set: bool,
 }
 
 impl Building {
-    fn new(name: String) -> Building {
+    fn new(name: String, loc: Location) -> Building {
         Building {
             name,
+            loc,
             words: Vec::new(),
             meta: KernelMeta::default(),
             pe_mask_set: false,
         }
     }
-    fn finish(self) -> Kernel {
+    /// The kernel, after checking its argument lists agree (positions, GPRs, names).
+    fn finish(self, diags: &mut Vec<Diagnostic>) -> Kernel {
+        if let Err(m) = self.meta.check_arguments() {
+            diags.push(Diagnostic::error(
+                self.loc.clone(),
+                format!("kernel '{}': {m}", self.name),
+            ));
+        }
         Kernel {
             name: self.name,
             bundles: group_bundles(&self.words),
@@ -1181,18 +1256,18 @@ pub fn assemble(source: &str, file: &str) -> Result<Vec<Kernel>, Vec<Diagnostic>
             if let Stmt::Kernel(name) = stmt {
                 if !names.insert(name.clone()) {
                     diags.push(Diagnostic::error(
-                        loc,
+                        loc.clone(),
                         format!("kernel '{name}' is defined twice"),
                     ));
                 }
-                kernels.extend(current.take().map(Building::finish));
-                current = Some(Building::new(name));
+                kernels.extend(current.take().map(|b| b.finish(&mut diags)));
+                current = Some(Building::new(name, loc));
                 continue;
             }
             let k = current.get_or_insert_with(|| {
                 let name = default_kernel_name(&file);
                 names.insert(name.clone());
-                Building::new(name)
+                Building::new(name, loc.clone())
             });
             match stmt {
                 Stmt::Word(w) => k.words.push(w),
@@ -1207,11 +1282,14 @@ pub fn assemble(source: &str, file: &str) -> Result<Vec<Kernel>, Vec<Diagnostic>
                 Stmt::Spec(s) => k.meta.spec_version = s,
                 Stmt::Arg(t) => k.meta.args.push(t),
                 Stmt::Result(t) => k.meta.results.push(t),
+                Stmt::Profile(p) => k.meta.profile = p,
+                Stmt::MemRef(m) => k.meta.memrefs.push(m),
+                Stmt::Scalar(v) => k.meta.scalars.push(v),
                 Stmt::Kernel(_) => {}
             }
         }
     }
-    kernels.extend(current.map(Building::finish));
+    kernels.extend(current.map(|b| b.finish(&mut diags)));
     if diags.is_empty() {
         Ok(kernels)
     } else {

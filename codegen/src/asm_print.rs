@@ -7,7 +7,7 @@
 //! decode, or does not re-encode to itself, prints as `.word 0x…` so every object disassembles to
 //! text that assembles back to the same bytes.
 
-use crate::metadata::TileMeta;
+use crate::metadata::{self, TileMeta};
 use crate::syntax::{gpr_name, layout_name, quote_name, DTYPE_NONE_NAME, RMODE_NAMES};
 use crate::{Bundle, Kernel};
 use ptoc_isa::encoding::{BStart, Datr, Ios, IotSources};
@@ -148,8 +148,32 @@ fn print_header(out: &mut String, k: &Kernel) {
     let _ = writeln!(out, ".kernel {}", quote_name(&k.name));
     let _ = writeln!(out, ".pe_mask {}", k.meta.pe_mask);
     let _ = writeln!(out, ".spec {}", k.meta.spec_version);
+    let _ = writeln!(out, ".profile {}", k.meta.profile.name());
     for t in &k.meta.args {
         let _ = writeln!(out, "{}", format_tile("arg", t));
+    }
+    for m in &k.meta.memrefs {
+        let _ = writeln!(
+            out,
+            ".memref {}, {}, {}, {}x{}, pos={}{}",
+            quote_name(&m.name),
+            metadata::gpr_name(m.gpr),
+            m.dtype,
+            m.rows,
+            m.cols,
+            m.position,
+            if m.stored { ", stored" } else { "" }
+        );
+    }
+    for v in &k.meta.scalars {
+        let _ = writeln!(
+            out,
+            ".scalar {}, {}, {}, pos={}",
+            quote_name(&v.name),
+            metadata::gpr_name(v.gpr),
+            v.ty.name(),
+            v.position
+        );
     }
     for t in &k.meta.results {
         let _ = writeln!(out, "{}", format_tile("result", t));

@@ -14,6 +14,8 @@
 //! the SizeCode derives). Kernels appear in the order of their code in `.text`. The full
 //! description, with the rules a reader checks, is in `codegen/METADATA.md`.
 
+use ptoc_isa::profile::{NamingModel, PROFILE};
+use ptoc_isa::scalar::{parse_source, GPR_NAMES};
 use ptoc_isa::{DataType, PadValue, PeMask, SizeCode, Storage, TileReg, SPEC_VERSION};
 use serde_json::{json, Map, Value};
 
@@ -22,7 +24,7 @@ pub const METADATA_SECTION: &str = ".pto.meta";
 /// The `format` string of the metadata document.
 pub const METADATA_FORMAT: &str = "ptoc-kernel-metadata";
 /// The metadata layout version this crate writes and reads.
-pub const METADATA_VERSION: u64 = 2;
+pub const METADATA_VERSION: u64 = 3;
 
 /// The `dtype` spelling of a predicate tile (packed bits, docs/isa.md §3.6) in the metadata and
 /// the `.arg`/`.result` directives; no DataType has this name.
@@ -121,13 +123,73 @@ pub fn is_tile_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.' | b'-'))
 }
 
+/// A GM argument (a `memref`): the loader maps its bytes as one buffer and puts the buffer's base
+/// address in `gpr` (docs/isa.md §9 decision 19).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemRefMeta {
+    pub name: String,
+    /// The argument's position among all of the kernel's arguments.
+    pub position: usize,
+    /// The absolute GPR (1..23) holding the base address.
+    pub gpr: u8,
+    pub dtype: DataType,
+    /// Row-major shape; rows are `cols × element bytes` apart.
+    pub rows: u32,
+    pub cols: u32,
+    /// The kernel stores to it (an output, written by `ptoc run --out-dir`).
+    pub stored: bool,
+}
+
+/// How a scalar argument is held in its GPR.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScalarType {
+    /// MLIR `index`: a 64-bit integer.
+    Index,
+    /// An element of this DataType: its bit pattern in the GPR's low bits (docs/isa.md §14).
+    Element(DataType),
+}
+
+impl ScalarType {
+    pub fn name(self) -> &'static str {
+        match self {
+            ScalarType::Index => "index",
+            ScalarType::Element(t) => t.name(),
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<ScalarType> {
+        match name {
+            "index" => Some(ScalarType::Index),
+            _ => DataType::from_name(name)
+                .filter(|t| ptoc_isa::dtype::ARITHMETIC.contains(t))
+                .map(ScalarType::Element),
+        }
+    }
+}
+
+/// A scalar argument: the loader puts its value in `gpr`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScalarMeta {
+    pub name: String,
+    pub position: usize,
+    pub gpr: u8,
+    pub ty: ScalarType,
+}
+
 /// Everything the loader and runtime need to know about a kernel besides its words.
+///
+/// Tile arguments (`args`) take the argument positions that `memrefs` and `scalars` leave, in
+/// order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KernelMeta {
     pub pe_mask: PeMask,
     /// Always [`SPEC_VERSION`] for kernels this crate accepts.
     pub spec_version: String,
+    /// How B.IOT source codes name tiles (docs/isa.md §9 decisions 1–2).
+    pub profile: NamingModel,
     pub args: Vec<TileMeta>,
+    pub memrefs: Vec<MemRefMeta>,
+    pub scalars: Vec<ScalarMeta>,
     pub results: Vec<TileMeta>,
 }
 
@@ -136,10 +198,90 @@ impl Default for KernelMeta {
         KernelMeta {
             pe_mask: PeMask::ALL_PES,
             spec_version: SPEC_VERSION.to_string(),
+            profile: PROFILE.naming,
             args: Vec::new(),
+            memrefs: Vec::new(),
+            scalars: Vec::new(),
             results: Vec::new(),
         }
     }
+}
+
+/// The canonical name of an absolute GPR (`a0`).
+pub fn gpr_name(gpr: u8) -> &'static str {
+    GPR_NAMES.get(gpr as usize).copied().unwrap_or("?")
+}
+
+/// An absolute, writable GPR (1..23) by name.
+pub fn parse_gpr(name: &str) -> Option<u8> {
+    parse_source(name).filter(|&g| (1..24).contains(&g))
+}
+
+impl KernelMeta {
+    /// Check what the argument lists must agree on: names usable as file names and unique,
+    /// positions a permutation of `0..n`, GPRs distinct.
+    pub fn check_arguments(&self) -> Result<(), String> {
+        let n = self.args.len() + self.memrefs.len() + self.scalars.len();
+        let mut positions = vec![false; n];
+        let mut gprs = std::collections::HashSet::new();
+        let named = self
+            .memrefs
+            .iter()
+            .map(|m| (&m.name, m.position, m.gpr))
+            .chain(self.scalars.iter().map(|s| (&s.name, s.position, s.gpr)));
+        for (name, position, gpr) in named {
+            if !is_tile_name(name) {
+                return Err(format!("argument name {name:?} is not an identifier"));
+            }
+            match positions.get_mut(position) {
+                Some(taken) if !*taken => *taken = true,
+                _ => return Err(format!("{name}: position {position} is taken or past {n}")),
+            }
+            if !(1..24).contains(&gpr) || !gprs.insert(gpr) {
+                return Err(format!("{name}: GPR {gpr} is not a free absolute GPR"));
+            }
+        }
+        let mut names = std::collections::HashSet::new();
+        let all = self.args.iter().map(|t| &t.name);
+        for name in all
+            .chain(self.memrefs.iter().map(|m| &m.name))
+            .chain(self.scalars.iter().map(|s| &s.name))
+        {
+            if !names.insert(name) {
+                return Err(format!("argument name {name:?} is used twice"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The kind of the argument at each position, in order.
+    pub fn argument_order(&self) -> Vec<ArgRef> {
+        let n = self.args.len() + self.memrefs.len() + self.scalars.len();
+        let mut order = vec![None; n];
+        for (i, m) in self.memrefs.iter().enumerate() {
+            if let Some(slot) = order.get_mut(m.position) {
+                *slot = Some(ArgRef::MemRef(i));
+            }
+        }
+        for (i, s) in self.scalars.iter().enumerate() {
+            if let Some(slot) = order.get_mut(s.position) {
+                *slot = Some(ArgRef::Scalar(i));
+            }
+        }
+        let mut tiles = 0..self.args.len();
+        order
+            .into_iter()
+            .map(|slot| slot.unwrap_or_else(|| ArgRef::Tile(tiles.next().unwrap_or(0))))
+            .collect()
+    }
+}
+
+/// One argument of a kernel: an index into `args`, `memrefs` or `scalars`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgRef {
+    Tile(usize),
+    MemRef(usize),
+    Scalar(usize),
 }
 
 /// Why a metadata section could not be read.
@@ -178,7 +320,23 @@ pub fn encode<'a>(kernels: impl IntoIterator<Item = (&'a str, &'a KernelMeta)>) 
                 "name": name,
                 "pe_mask": m.pe_mask.to_string(),
                 "spec_version": m.spec_version,
+                "target_profile": m.profile.name(),
                 "args": m.args.iter().map(tile_json).collect::<Vec<_>>(),
+                "memrefs": m.memrefs.iter().map(|r| json!({
+                    "name": r.name,
+                    "position": r.position,
+                    "gpr": gpr_name(r.gpr),
+                    "dtype": r.dtype.name(),
+                    "rows": r.rows,
+                    "cols": r.cols,
+                    "stored": r.stored,
+                })).collect::<Vec<_>>(),
+                "scalars": m.scalars.iter().map(|s| json!({
+                    "name": s.name,
+                    "position": s.position,
+                    "gpr": gpr_name(s.gpr),
+                    "type": s.ty.name(),
+                })).collect::<Vec<_>>(),
                 "results": m.results.iter().map(tile_json).collect::<Vec<_>>(),
             })
         })
@@ -327,12 +485,60 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<(String, KernelMeta)>, MetaError> {
             }
             Ok(tiles)
         };
+        let memrefs = o
+            .array("memrefs")?
+            .iter()
+            .enumerate()
+            .map(|(j, v)| {
+                let r = Obj::new(v, format!("{}.memrefs[{j}]", o.path))?;
+                Ok(MemRefMeta {
+                    name: r.str("name")?.to_string(),
+                    position: r.u32("position")? as usize,
+                    gpr: r.parsed("gpr", "a writable GPR name (a0, s1, …)", parse_gpr)?,
+                    dtype: r.parsed("dtype", "an arithmetic DataType name", |t| {
+                        DataType::from_name(t).filter(|t| ptoc_isa::dtype::ARITHMETIC.contains(t))
+                    })?,
+                    rows: r.u32("rows")?,
+                    cols: r.u32("cols")?,
+                    stored: r.get("stored")?.as_bool().ok_or_else(|| {
+                        field_error(format!("{}.stored", r.path), "not a boolean")
+                    })?,
+                })
+            })
+            .collect::<Result<Vec<_>, MetaError>>()?;
+        let scalars = o
+            .array("scalars")?
+            .iter()
+            .enumerate()
+            .map(|(j, v)| {
+                let r = Obj::new(v, format!("{}.scalars[{j}]", o.path))?;
+                Ok(ScalarMeta {
+                    name: r.str("name")?.to_string(),
+                    position: r.u32("position")? as usize,
+                    gpr: r.parsed("gpr", "a writable GPR name (a0, s1, …)", parse_gpr)?,
+                    ty: r.parsed(
+                        "type",
+                        "index or an arithmetic DataType name",
+                        ScalarType::from_name,
+                    )?,
+                })
+            })
+            .collect::<Result<Vec<_>, MetaError>>()?;
         let meta = KernelMeta {
             pe_mask: o.parsed("pe_mask", "an encodable PE mask", PeMask::parse)?,
             spec_version: spec_version.to_string(),
+            profile: o.parsed(
+                "target_profile",
+                "a target profile (queue, absolute)",
+                NamingModel::from_name,
+            )?,
             args: tiles("args")?,
+            memrefs,
+            scalars,
             results: tiles("results")?,
         };
+        meta.check_arguments()
+            .map_err(|m| field_error(o.path.clone(), m))?;
         let name = o.str("name")?;
         if name.is_empty() {
             return Err(field_error(format!("{}.name", o.path), "empty"));
@@ -391,6 +597,60 @@ mod tests {
     }
 
     #[test]
+    fn gm_and_scalar_arguments_round_trip() {
+        let meta = KernelMeta {
+            profile: NamingModel::Queue,
+            args: vec![sample_tile("t", 0)],
+            memrefs: vec![MemRefMeta {
+                name: "x".into(),
+                position: 0,
+                gpr: 2,
+                dtype: DataType::FP16,
+                rows: 512,
+                cols: 1024,
+                stored: true,
+            }],
+            scalars: vec![ScalarMeta {
+                name: "n".into(),
+                position: 2,
+                gpr: 3,
+                ty: ScalarType::Index,
+            }],
+            ..KernelMeta::default()
+        };
+        let bytes = encode([("k", &meta)]);
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        assert!(text.contains(r#""memrefs":[{"cols":1024,"dtype":"FP16","gpr":"a0","name":"x","position":0,"rows":512,"stored":true}]"#), "{text}");
+        assert!(text.contains(r#""target_profile":"queue""#));
+        assert_eq!(decode(&bytes), Ok(vec![("k".to_string(), meta.clone())]));
+        assert_eq!(
+            meta.argument_order(),
+            vec![ArgRef::MemRef(0), ArgRef::Tile(0), ArgRef::Scalar(0)]
+        );
+        let bad = [
+            (
+                text.replace(r#""position":2"#, r#""position":0"#),
+                "position 0 is taken",
+            ),
+            (
+                text.replace(r#""gpr":"a1""#, r#""gpr":"a0""#),
+                "not a free absolute GPR",
+            ),
+            (text.replace(r#""gpr":"a1""#, r#""gpr":"zero""#), "GPR"),
+            (text.replace(r#""name":"n""#, r#""name":"x""#), "used twice"),
+            (
+                text.replace(r#""type":"index""#, r#""type":"E8M0""#),
+                "index or an arithmetic DataType",
+            ),
+            (text.replace("queue", "fifo"), "target profile"),
+        ];
+        for (doc, want) in bad {
+            let err = decode(doc.as_bytes()).unwrap_err().to_string();
+            assert!(err.contains(want), "{err} lacks {want}");
+        }
+    }
+
+    #[test]
     fn rejects_bad_documents() {
         let meta = KernelMeta {
             args: vec![sample_tile("x", 0)],
@@ -398,7 +658,7 @@ mod tests {
         };
         let good = String::from_utf8(encode([("k", &meta)])).unwrap();
         let cases = [
-            (good.replace("\"version\":2", "\"version\":1"), "version 1"),
+            (good.replace("\"version\":3", "\"version\":2"), "version 2"),
             // A predicate's SizeCode must hold its packed bits: 8x16 bits are 16 bytes, so
             // SizeCode 3 holds them, but 2048 rows (4 KiB of bits) do not fit.
             (

@@ -362,3 +362,40 @@ csel a0, a1, a2, ->a3
     let printed: Vec<String> = ws.iter().map(|&w| ptoc_codegen::format_word(w)).collect();
     assert_eq!(printed.join("\n") + "\n", every_form);
 }
+
+/// GM and scalar arguments and the target profile as directives: printed in canonical order and
+/// assembled back to the same kernel; bad argument lists are located errors.
+#[test]
+fn gm_argument_directives_round_trip() {
+    let text = "\
+.kernel rows
+.pe_mask 1111
+.spec pto-isa-0.58.3-mode-function-v1
+.profile queue
+.memref out, a0, FP32, 6x16, pos=0, stored
+.scalar n, a1, index, pos=1
+.scalar alpha, a2, FP32, pos=2
+
+BSTART.STD FALL
+BSTOP
+";
+    let kernels = assemble(text, "t.s").unwrap_or_else(|d| panic!("{d:?}"));
+    assert_eq!(print_asm(&kernels), text);
+    let m = &kernels[0].meta;
+    assert_eq!((m.memrefs.len(), m.scalars.len()), (1, 2));
+    let error = |text: &str| {
+        let d = assemble(text, "t.s").unwrap_err();
+        format!("{}:{}: {}", d[0].loc.line, d[0].loc.col, d[0].message)
+    };
+    assert_eq!(
+        error(".kernel k\n.memref x, a0, FP32, 2x2, pos=0\n.scalar n, a0, index, pos=1\n"),
+        "1:1: kernel 'k': n: GPR 2 is not a free absolute GPR"
+    );
+    assert_eq!(
+        error(".kernel k\n.memref x, a0, FP32, 2x2, pos=1\n"),
+        "1:1: kernel 'k': x: position 1 is taken or past 1"
+    );
+    assert!(error(".memref x, zero, FP32, 2x2, pos=0").starts_with("1:12: unknown writable GPR"));
+    assert!(error(".scalar n, a1, E8M0, pos=0").starts_with("1:16: unknown scalar type"));
+    assert!(error(".profile fifo").starts_with("1:10: unknown target profile"));
+}

@@ -41,6 +41,7 @@ fn worked_example_words_and_text() {
 .kernel k
 .pe_mask 1111
 .spec pto-isa-0.58.3-mode-function-v1
+.profile absolute
 .arg x, T#1, FP32, 8x16, valid=8x16, size=3, pad=Null
 .arg m, T#2, FP32, 32x1, valid=8x1, size=1, pad=Null
 .result r0, T#3, FP32, 8x16, valid=8x16, size=3, pad=Null

@@ -125,6 +125,20 @@ impl RegisterFile {
 
     /// Where the next destination of `hand`, taking `bytes`, would go; nothing changes.
     pub fn preview(&self, hand: Hand, bytes: u64) -> Result<Placement, PlaceError> {
+        let placement = self.slot_for(hand)?;
+        let released = placement
+            .retired
+            .and_then(|r| self.footprints[r.index() as usize])
+            .unwrap_or(0);
+        let need = self.allocated_bytes - released + bytes;
+        if need > Self::CAPACITY_BYTES {
+            return Err(PlaceError::Capacity(CapacityExceeded { need }));
+        }
+        Ok(placement)
+    }
+
+    /// The slot the naming model gives the next destination of `hand`, whatever the capacity.
+    fn slot_for(&self, hand: Hand) -> Result<Placement, PlaceError> {
         let free = (1..=REGISTERS_PER_HAND)
             .filter_map(|k| TileReg::of(hand, k))
             .find(|&reg| !self.is_allocated(reg));
@@ -141,14 +155,6 @@ impl RegisterFile {
                 }
             }
         };
-        let released = placement
-            .retired
-            .and_then(|r| self.footprints[r.index() as usize])
-            .unwrap_or(0);
-        let need = self.allocated_bytes - released + bytes;
-        if need > Self::CAPACITY_BYTES {
-            return Err(PlaceError::Capacity(CapacityExceeded { need }));
-        }
         Ok(placement)
     }
 
@@ -197,13 +203,7 @@ impl RegisterFile {
     /// The physical register the next destination of `hand` takes, whatever the capacity;
     /// `None` when an absolute hand is full.
     pub fn rename(&self, hand: Hand) -> Option<TileReg> {
-        match self.preview(hand, 0) {
-            Ok(p) => Some(p.reg),
-            Err(PlaceError::HandFull(_)) => None,
-            Err(PlaceError::Capacity(_)) => {
-                unreachable!("a zero-byte tile never exceeds capacity")
-            }
-        }
+        self.slot_for(hand).ok().map(|p| p.reg)
     }
 
     /// Where a tile that asks for the first hand with room (T, U, M, N order) is renamed to.

@@ -9,6 +9,7 @@
 // CHECK:      .kernel k
 // CHECK-NEXT: .pe_mask 1111
 // CHECK-NEXT: .spec pto-isa-0.58.3-mode-function-v1
+// CHECK-NEXT: .profile absolute
 // CHECK-NEXT: .arg x, T#1, FP32, 8x16, valid=8x16, size=3, pad=Null
 // CHECK-NEXT: .arg m, T#2, FP32, 32x1, valid=8x1, size=1, pad=Null
 // CHECK-NEXT: .result r0, T#3, FP32, 8x16, valid=8x16, size=3, pad=Null
