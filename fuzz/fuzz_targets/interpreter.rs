@@ -70,15 +70,18 @@ fuzz_target!(|data: &[u8]| {
     let result = m.clone().run(&words);
     let _ = m.run(&words);
     assert!(m.allocated_bytes() <= 256 * 1024);
-    if let Err(fault) = result {
+    // Raw words may decode as scalar code or branches; the prefix replay below needs straight-line
+    // tile bundles, where the faulting block's address is a cut point.
+    let straight = words.iter().all(|w| {
+        !matches!(
+            ptoc_isa::Instruction::decode(*w),
+            Ok(ptoc_isa::Instruction::BStartStd(_))
+        )
+    });
+    if let (Err(fault), true) = (result, straight) {
         // The same program, cut just before the faulting bundle's BSTART, must reach the same state.
-        let starts: Vec<usize> = words
-            .iter()
-            .enumerate()
-            .filter(|(_, w)| matches!(ptoc_isa::Instruction::decode(**w), Ok(ptoc_isa::Instruction::BStart(_))))
-            .map(|(i, _)| i)
-            .collect();
-        if let Some(&cut) = starts.get(fault.bundle) {
+        let cut = fault.pc as usize / 4;
+        if cut < words.len() {
             // An open bundle before the cut was committed by the next BSTART: a BSTOP does the same.
             let mut closed = words[..cut].to_vec();
             closed.push(0x0000_0001);
