@@ -13,7 +13,8 @@ use ptoc_isa::encoding::{BStart, Datr, Dim, Iot, IotSources};
 use ptoc_isa::geometry::MAX_DIM;
 use ptoc_isa::profile::PROFILE;
 use ptoc_isa::{
-    DataType, Instruction, PadValue, PeMask, RegisterFile, ResultKind, SizeCode, TileReg,
+    DataType, Instruction, NumericControl, OpKind, PadValue, PeMask, RegisterFile, ResultKind,
+    SizeCode, TileReg,
 };
 use std::collections::{BTreeMap, HashMap};
 
@@ -274,7 +275,9 @@ fn lower_op(
         function: info.function,
         dtype: src0.dtype,
     })];
-    if let Some(datr) = datr_for(info.result, src0.dtype, result.dtype, result.pad).map_err(err)? {
+    if let Some(datr) =
+        datr_for(info.kind, op.control, src0.dtype, result.dtype, result.pad).map_err(err)?
+    {
         insts.push(Instruction::BDatr(datr));
     }
     // The B.DIM geometry is the full-shape operand: the destination of a copy expand, else source0.
@@ -330,14 +333,35 @@ fn check_result_type(kind: ResultKind, src: DataType, dst: DataType) -> Result<(
     }
 }
 
-/// The B.DATR a bundle needs, if any (docs/isa.md §1.3, §1.4, §9 decision 4).
+/// The B.DATR a bundle needs, if any (docs/isa.md §1.3, §1.4, §1.9, §9 decision 4): the fields
+/// the op reads (`OpKind::datr_fields`) and the pad.
 fn datr_for(
-    kind: ResultKind,
+    kind: OpKind,
+    control: NumericControl,
     src: DataType,
     dst: DataType,
     pad: PadValue,
 ) -> Result<Option<Datr>, String> {
-    if kind == ResultKind::ExpDif {
+    let reads = kind.datr_fields();
+    if (control.rmode.is_some() && !reads.rmode) || (control.sat && !reads.sat) {
+        return Err(
+            "this op has no rounding mode or saturation to set (B.DATR RMode and Sat \
+                    must be 0)"
+                .into(),
+        );
+    }
+    if reads.rmode {
+        // TCVT: the destination type is always written concretely (code 0 is FP64, never
+        // "inherit"), with the controls.
+        return Ok(
+            (dst != src || pad != PadValue::Null || !control.is_default()).then(|| Datr {
+                rmode: control.rmode_code(),
+                sat: control.sat,
+                ..Datr::with(Some(dst), pad)
+            }),
+        );
+    }
+    if reads.data_type {
         return Ok(if dst != src {
             Some(Datr::with(Some(dst), pad))
         } else if pad != PadValue::Null {

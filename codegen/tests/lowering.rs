@@ -214,6 +214,7 @@ fn function_for(op: &'static ops::OpInfo) -> ptoc_ir::Function {
             (vec![x, b.arg("y", full)], full)
         }
         (OpKind::Unary(_), _) => (vec![b.arg("x", full)], full),
+        (OpKind::Convert, _) => (vec![b.arg("x", full)], full),
     };
     let r = b.op(op.mnemonic, &operands, result, 2);
     b.ret(&[r])
@@ -395,7 +396,7 @@ mod random_ops {
     use ptoc_codegen::{assemble, lower_function, print_asm};
     use ptoc_isa::dtype::EXPDIF_PAIRS;
     use ptoc_isa::ops::CATALOGUE;
-    use ptoc_isa::{Axis, DataType, Instruction, OpKind, PadValue, ResultKind};
+    use ptoc_isa::{Axis, DataType, Instruction, NumericControl, OpKind, PadValue, ResultKind};
 
     /// One op of the catalogue on random shapes, types and pads, as an allocated function.
     fn case() -> impl Strategy<Value = ptoc_ir::Function> {
@@ -445,9 +446,16 @@ mod random_ops {
                         (vec![x, b.arg("y", full(src))], full(src))
                     }
                     OpKind::Unary(_) => (vec![b.arg("x", full(src))], full(src)),
+                    OpKind::Convert => {
+                        let dst = *d.get(ptoc_isa::dtype::ARITHMETIC);
+                        (vec![b.arg("x", full(src))], full(dst))
+                    }
                 };
                 result.pad = pad;
                 let r = b.op(op.mnemonic, &operands, result, 2);
+                if op.kind == OpKind::Convert {
+                    b.f.ops[0].control = NumericControl::from_fields(vr as u8 % 8, vc % 2 == 1);
+                }
                 b.ret(&[r])
             })
     }
@@ -477,10 +485,19 @@ mod random_ops {
                 Instruction::BDatr(d) => Some(*d),
                 _ => None,
             });
-            let expdif_widens = op.result == ResultKind::ExpDif && dst.dtype != src.dtype;
-            prop_assert_eq!(datr.is_some(), dst.pad != PadValue::Null || expdif_widens);
+            let retyped = matches!(op.result, ResultKind::ExpDif | ResultKind::Converted)
+                && dst.dtype != src.dtype;
+            let control = f.ops[0].control;
+            prop_assert_eq!(
+                datr.is_some(),
+                dst.pad != PadValue::Null || retyped || !control.is_default()
+            );
             if let Some(d) = datr {
                 prop_assert_eq!(d.pad, dst.pad);
+                prop_assert_eq!((d.rmode, d.sat), (control.rmode_code(), control.sat));
+                if op.result == ResultKind::Converted {
+                    prop_assert_eq!(d.dtype, Some(dst.dtype));
+                }
             }
             let Instruction::BStart(start) = insts[0] else { panic!("{insts:?}") };
             prop_assert_eq!(start.dtype, src.dtype);

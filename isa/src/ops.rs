@@ -97,6 +97,9 @@ pub enum OpKind {
     Binary(ElementOp),
     /// Same-shape unary elementwise op.
     Unary(UnaryOp),
+    /// Same-shape conversion to the result's DataType under B.DATR RMode and Sat (TCVT,
+    /// docs/isa.md §1.9).
+    Convert,
 }
 
 /// The role of one B.IOT source, in contract order.
@@ -139,6 +142,9 @@ pub enum ResultKind {
     Broadcast,
     /// EXPDIF: full-shape geometry, type FP32 or the source's (the five legal pairs).
     ExpDif,
+    /// TCVT: the source's physical and valid geometry in any type of the op's set (B.DATR
+    /// DataType), so its SizeCode follows the result's element width.
+    Converted,
 }
 
 /// One row of the catalogue.
@@ -189,7 +195,7 @@ macro_rules! catalogue {
     ($( $mn:literal: $mode:literal / $func:literal, idx $idx:literal, $engine:expr, $kind:expr,
         $srcs:expr, $types:expr, $result:ident; )*) => {
         /// Every op ptoc knows: the 28 reduce-and-expand ops (docs/isa.md §1.2, all Mode 2, SFU) and
-        /// the elementwise ops they fuse with (docs/isa.md §1.6).
+        /// the elementwise ops they fuse with (docs/isa.md §1.6), and TCVT (docs/isa.md §1.9).
         pub static CATALOGUE: &[OpInfo] = &[ $( OpInfo {
             mnemonic: $mn, mode: $mode, function: $func, catalog_index: $idx, engine: $engine,
             kind: $kind, sources: $srcs, legal_types: $types, result: ResultKind::$result,
@@ -240,6 +246,7 @@ catalogue! {
     "TRECIP": 0/20, idx 18, Sfu, OpKind::Unary(U::Recip), SRC, FLOATS, SameAsSource;
     "TRSQRT": 0/22, idx 20, Sfu, OpKind::Unary(U::Rsqrt), SRC, FLOATS, SameAsSource;
     "TLOG": 0/19, idx 17, Sfu, OpKind::Unary(U::Log), SRC, FLOATS, SameAsSource;
+    "TCVT": 0/27, idx 23, VecEngine, OpKind::Convert, SRC, ARITHMETIC, Converted;
 }
 
 /// The catalogue row with this (case-insensitive) mnemonic.
@@ -288,7 +295,7 @@ mod tests {
     fn catalogue_is_complete_and_consistent() {
         let reduce_expand = CATALOGUE.iter().filter(|o| o.mode == 2).count();
         assert_eq!(reduce_expand, 28);
-        assert_eq!(CATALOGUE.len(), 42);
+        assert_eq!(CATALOGUE.len(), 43);
         let mut selectors = HashSet::new();
         let mut names = HashSet::new();
         for op in CATALOGUE {
@@ -316,6 +323,7 @@ mod tests {
             ("TSQRT", 0x015, 19),
             ("TRSQRT", 0x016, 20),
             ("TRELU", 0x017, 21),
+            ("TCVT", 0x01B, 23),
         ];
         for (mn, sel, idx) in expect {
             let op = by_mnemonic(mn).unwrap();
@@ -323,6 +331,7 @@ mod tests {
         }
         assert_eq!(by_mnemonic("TDIV").unwrap().engine, Engine::Sfu);
         assert_eq!(by_mnemonic("TADD").unwrap().engine, Engine::Vec);
+        assert_eq!(by_mnemonic("TCVT").unwrap().engine, Engine::Vec);
         assert_eq!(
             by_mlir_name("pto.tcolexpandmin").unwrap().mnemonic,
             "TCOLEXPANDMIN"

@@ -158,7 +158,7 @@ fn build(func: &Function) -> Option<Built> {
             leaves.resize(ty + 1, None);
         }
         let leaf = *leaves[ty].get_or_insert_with(|| egraph.add(TileNode::Type(ty as u32)));
-        let node = TileNode::op(code, &sources, leaf)?;
+        let node = TileNode::op_with(code, op.control, &sources, leaf)?;
         let id = egraph.add(node.clone());
         *class_of.get_mut(op.result.0 as usize)? = Some(id);
         origins.push(Origin {
@@ -304,6 +304,7 @@ fn rebuild(
                     Some(&i) => {
                         let op = &func.ops[i];
                         let same = OpCode::of(op.info) == Some(*code)
+                            && op.control == node.control()
                             && op
                                 .operands
                                 .iter()
@@ -328,6 +329,7 @@ fn rebuild(
                 let result = out.push_op(code.info(), operands, ty, name, loc);
                 if let Some(op) = out.ops.last_mut() {
                     op.attrs = attrs;
+                    op.control = node.control();
                 }
                 value_of.insert(*class, result);
             }

@@ -156,7 +156,8 @@ fn infer_result(func: &mut Function, at: usize) -> Result<u64, Vec<Diagnostic>> 
     let s = *func.ty(src);
     // (rows, cols, valid rows, valid cols)
     let rules = match op.info.kind {
-        OpKind::Binary(_) | OpKind::Unary(_) | OpKind::Expand(_, Some(_)) => [
+        // TCVT keeps the source's geometry in the result's own type (docs/isa.md §1.9).
+        OpKind::Binary(_) | OpKind::Unary(_) | OpKind::Convert | OpKind::Expand(_, Some(_)) => [
             Rule4::Is(s.rows),
             Rule4::Is(s.cols),
             Rule4::Is(s.valid_rows),

@@ -46,6 +46,8 @@ pub enum Rule {
     ForcedSizeCode,
     /// At most 4 hands × 16 Local tile registers, never freed.
     RegisterCount,
+    /// B.DATR RMode and Sat (`pto.rmode`, `pto.sat`) only on an op that reads them (TCVT).
+    NumericControl,
     /// Σ popcount(mask) × capacity ≤ the core's tile capacity.
     CoreCapacity,
 }
@@ -71,6 +73,7 @@ impl Rule {
             Rule::BroadcastShape => "broadcast-shape",
             Rule::ForcedSizeCode => "forced-size-code",
             Rule::RegisterCount => "register-count",
+            Rule::NumericControl => "numeric-control",
             Rule::CoreCapacity => "core-capacity",
         }
     }
@@ -95,7 +98,8 @@ impl Rule {
             | Rule::RowBroadcast
             | Rule::ColBroadcast
             | Rule::ReductionResult
-            | Rule::BroadcastShape => FaultClass::TileLegality,
+            | Rule::BroadcastShape
+            | Rule::NumericControl => FaultClass::TileLegality,
         }
     }
 }

@@ -18,7 +18,7 @@
 use crate::infer_shapes::broadcast_axis;
 use crate::rules::{defined_here, op_prefix, shape, shape_of, value_name, Rule, Violation};
 use crate::{Pass, PassContext};
-use ptoc_ir::{Diagnostic, Dim, Function, Op, TileType, ValueId};
+use ptoc_ir::{control_attrs, Diagnostic, Dim, Function, Op, TileType, ValueId};
 use ptoc_isa::dtype::EXPDIF_PAIRS;
 use ptoc_isa::geometry::MAX_DIM;
 use ptoc_isa::ops::OperandRole;
@@ -305,6 +305,15 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
                 ),
             )
             .hint("type the result ui32 (the encoded op writes U32 indices)"),
+            ResultKind::Converted => Violation::new(
+                Rule::DataType,
+                format!(
+                    "has DataType {}, which {} cannot produce",
+                    res_ty.dtype.name(),
+                    info.mnemonic
+                ),
+            )
+            .hint(format!("legal: {}", names.join(", "))),
             ResultKind::ExpDif => {
                 let hint = if names.is_empty() {
                     let pairs: Vec<String> = EXPDIF_PAIRS
@@ -380,11 +389,38 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
                 report(None, v);
             }
         }
-        OpKind::Unary(_) => {
+        // TCVT: the source's physical and valid geometry in the result's type (docs/isa.md §1.9).
+        OpKind::Unary(_) | OpKind::Convert => {
             if let Some(v) = full_shape(&src_ty, &res_ty, res_ty.dtype, first_role) {
                 report(None, v);
             }
         }
+    }
+    // Numeric control: only an op that reads B.DATR RMode/Sat may carry it (docs/isa.md §2.3).
+    let reads = info.kind.datr_fields();
+    let unread: Vec<&str> = [
+        (
+            control_attrs::RMODE,
+            op.control.rmode.is_some() && !reads.rmode,
+        ),
+        (control_attrs::SAT, op.control.sat && !reads.sat),
+    ]
+    .into_iter()
+    .filter_map(|(name, bad)| bad.then_some(name))
+    .collect();
+    if !unread.is_empty() {
+        report(
+            None,
+            Violation::new(
+                Rule::NumericControl,
+                format!(
+                    "has {}, but {} rounds RNE and never saturates (its B.DATR RMode and Sat must be 0)",
+                    unread.join(" and "),
+                    info.mnemonic
+                ),
+            )
+            .hint("only pto.tcvt takes pto.rmode and pto.sat"),
+        );
     }
     errors
 }

@@ -9,13 +9,14 @@
 //! view is too small or stored at another width.
 
 use crate::elements::{Carrier, Elements};
+use crate::numerics::convert::Conversion;
 use crate::numerics::format::format_of;
 use crate::numerics::lane::{lane_fn, with_lane, Lane, LaneVisitor};
 use crate::numerics::minmax::Pick;
 use crate::numerics::reduce::fold;
 use crate::numerics::UnaryElement;
 use crate::numerics::{exp, Flags};
-use ptoc_isa::{Axis, DataType, ElementOp, OpKind, Reduction};
+use ptoc_isa::{Axis, DataType, ElementOp, NumericControl, OpKind, Reduction};
 use std::mem::MaybeUninit;
 
 /// A read-only row-major view of a tile's elements, at whatever width they are stored.
@@ -121,8 +122,11 @@ pub struct Job<'a, 'o> {
     pub kind: OpKind,
     /// The BSTART DataType (the source type).
     pub src_type: DataType,
-    /// The destination type (differs from `src_type` only for mixed EXPDIF and ARG reductions).
+    /// The destination type (differs from `src_type` only for mixed EXPDIF, ARG reductions and
+    /// TCVT).
     pub dst_type: DataType,
+    /// B.DATR RMode and Sat (read by TCVT only).
+    pub control: NumericControl,
     pub sources: &'a [View<'a>],
     pub out: &'o mut Elements,
     pub out_cols: usize,
@@ -134,9 +138,11 @@ pub fn first_zero_divisor(job: &Job) -> Result<Option<(usize, usize)>, KernelErr
     let op = match job.kind {
         OpKind::Binary(ElementOp::Div) => None,
         OpKind::Expand(axis, Some(ElementOp::Div)) => Some(axis),
-        OpKind::Binary(_) | OpKind::Expand(..) | OpKind::Reduce(..) | OpKind::Unary(_) => {
-            return Ok(None)
-        }
+        OpKind::Binary(_)
+        | OpKind::Expand(..)
+        | OpKind::Reduce(..)
+        | OpKind::Unary(_)
+        | OpKind::Convert => return Ok(None),
     };
     if !job.src_type.is_integer() {
         return Ok(None);
@@ -208,8 +214,18 @@ impl LaneVisitor for LaneJob<'_, '_> {
                 let element = UnaryElement::of(op, src).ok_or(unsupported)?;
                 map_unary(job, |a: L::Carrier| {
                     let (v, flags) = element.apply(a.bits());
-                    (Carrier::from_bits(v), flags)
+                    (L::Carrier::from_bits(v), flags)
                 })
+            }
+            OpKind::Convert => {
+                let conversion = Conversion::of(src, dst, job.control).ok_or(unsupported)?;
+                // The destination's carrier width (every arithmetic type is 8 to 64 bits wide).
+                match dst.bits() {
+                    8 => map_convert::<L::Carrier, u8>(job, conversion),
+                    16 => map_convert::<L::Carrier, u16>(job, conversion),
+                    32 => map_convert::<L::Carrier, u32>(job, conversion),
+                    _ => map_convert::<L::Carrier, u64>(job, conversion),
+                }
             }
             OpKind::Binary(ElementOp::ExpDif) | OpKind::Expand(_, Some(ElementOp::ExpDif)) => {
                 if !ptoc_isa::dtype::EXPDIF_PAIRS.contains(&(src, dst)) {
@@ -564,12 +580,26 @@ fn fill_row<D: Carrier, G: Gather>(
     gathered
 }
 
-/// `out[r][c] = f(src[r][c])` over the domain.
-fn map_unary<C: Carrier>(mut job: Job, f: impl Fn(C) -> (C, Flags)) -> Result<Flags, KernelError> {
+/// TCVT: each element converted from carrier `S` to carrier `D`.
+fn map_convert<S: Carrier, D: Carrier>(
+    job: Job,
+    conversion: Conversion,
+) -> Result<Flags, KernelError> {
+    map_unary(job, |a: S| {
+        let (v, flags) = conversion.apply(a.bits());
+        (D::from_bits(v), flags)
+    })
+}
+
+/// `out[r][c] = f(src[r][c])` over the domain (carrier `S` in, `D` out).
+fn map_unary<S: Carrier, D: Carrier>(
+    mut job: Job,
+    f: impl Fn(S) -> (D, Flags),
+) -> Result<Flags, KernelError> {
     expect_sources(&job, 1)?;
     let (vr, vc) = job.domain;
-    let src = job.sources[0].rows::<C>()?.whole((vr, vc))?;
-    let status = OutRows::of(&mut job)?.write_rows((vr, vc), src, |s| {
+    let src = job.sources[0].rows::<S>()?.whole((vr, vc))?;
+    let status = OutRows::<D>::of(&mut job)?.write_rows((vr, vc), src, |s| {
         s.iter().map(|&x| {
             let (v, flags) = f(x);
             (v, Status::from(flags))
@@ -638,7 +668,7 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
                 let brow = self.b.row(0, self.len)?;
                 out.write_rows(domain, a, |s| s.iter().zip(brow).map(|(&y, &x)| f(y, x)))
             }
-            OpKind::Binary(_) | OpKind::Reduce(..) | OpKind::Unary(_) => {
+            OpKind::Binary(_) | OpKind::Reduce(..) | OpKind::Unary(_) | OpKind::Convert => {
                 let b = self.b.whole(domain)?;
                 out.write_rows(domain, a.zip(b), |(s, t)| {
                     s.iter().zip(t).map(|(&y, &x)| f(y, x))
@@ -692,7 +722,7 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
                 let (row, _) = self.b.elements.get(..cols)?.as_chunks::<N>();
                 out.write_blocks(rows, ColBlocks { a, row }, f)
             }
-            OpKind::Binary(_) | OpKind::Reduce(..) | OpKind::Unary(_) => {
+            OpKind::Binary(_) | OpKind::Reduce(..) | OpKind::Unary(_) | OpKind::Convert => {
                 let b = self
                     .b
                     .elements
@@ -709,7 +739,9 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
         match self.kind {
             OpKind::Expand(Axis::Row, _) => (self.rows, 1),
             OpKind::Expand(Axis::Col, _) => (self.rows.min(1), self.len),
-            OpKind::Binary(_) | OpKind::Reduce(..) | OpKind::Unary(_) => (self.rows, self.len),
+            OpKind::Binary(_) | OpKind::Reduce(..) | OpKind::Unary(_) | OpKind::Convert => {
+                (self.rows, self.len)
+            }
         }
     }
 
@@ -893,7 +925,7 @@ mod tests {
             let b_at = |r: usize, c: usize| match kind {
                 OpKind::Expand(Axis::Row, _) => full_b.get(r),
                 OpKind::Expand(Axis::Col, _) => full_b.get(c),
-                OpKind::Binary(_) | OpKind::Reduce(..) | OpKind::Unary(_) => {
+                OpKind::Binary(_) | OpKind::Reduce(..) | OpKind::Unary(_) | OpKind::Convert => {
                     full_b.get(r * cols + c)
                 }
             };
@@ -917,6 +949,7 @@ mod tests {
                             kind,
                             src_type: L::DTYPE,
                             dst_type: L::DTYPE,
+                            control: NumericControl::default(),
                             sources: &sources,
                             out: &mut out,
                             out_cols: cols,
@@ -990,6 +1023,7 @@ mod tests {
                         kind,
                         src_type: DataType::FP32,
                         dst_type: DataType::FP32,
+                        control: NumericControl::default(),
                         sources: &sources,
                         out: &mut out,
                         out_cols: cols,

@@ -18,8 +18,8 @@ use ptoc_isa::geometry::LOCAL_REGISTERS;
 use ptoc_isa::ops::{by_selector, OperandRole};
 use ptoc_isa::profile::PROFILE;
 use ptoc_isa::{
-    Axis, DataType, ElementOp, FaultClass, Geometry, Hand, Instruction, OpInfo, OpKind, PadValue,
-    PeMask, RegisterFile, SizeCode, TileReg,
+    Axis, DataType, ElementOp, FaultClass, Geometry, Hand, Instruction, NumericControl, OpInfo,
+    OpKind, PadValue, PeMask, RegisterFile, SizeCode, TileReg,
 };
 use std::fmt;
 
@@ -315,7 +315,7 @@ impl Machine {
             return legality(format!("{} takes no B.IOS", op.mnemonic));
         }
         // 6. B.DATR applicability.
-        let pad = check_datr(op, block.datr)?;
+        let (pad, control) = check_datr(op, block.datr)?;
         // 7. Closed schema.
         if block.bindings.len() != 1 {
             return legality(format!(
@@ -329,13 +329,16 @@ impl Machine {
         }
         let dims = bundle_dims(block)?;
         let dst_type = destination_type(op, src_type, block.datr)?;
+        if op.kind == OpKind::Convert {
+            check_tcvt_representation(block.datr)?;
+        }
         self.check_schema(op, src_type, dims, sources)?;
         // 9. Destination resolution and allocation checks.
         let mask = block.mask().unwrap_or_default();
         let dst = self.resolve_destination(op, dst_type, dims, hand, size, mask, pad)?;
         // 10. Operand legality, execution, publication.
         self.check_operands(op, src_type, &dst.tile, sources)?;
-        self.execute(op, src_type, dims, sources, dst)
+        self.execute(op, src_type, control, dims, sources, dst)
     }
 
     /// Closed schema checks that need the source tiles (docs/isa.md §1.3, §1.5, §1.6).
@@ -375,7 +378,7 @@ impl Machine {
             OpKind::Binary(ElementOp::Div) if src_type.is_integer() => {
                 self.check_divisors(op, src_type, dims, sources)?;
             }
-            OpKind::Binary(_) | OpKind::Unary(_) => {}
+            OpKind::Binary(_) | OpKind::Unary(_) | OpKind::Convert => {}
         }
         Ok(())
     }
@@ -416,7 +419,7 @@ impl Machine {
         let domain = match op.kind {
             // TDIV: the denominator's own valid rectangle.
             OpKind::Binary(_) => (divisor.valid_rows as usize, divisor.valid_cols as usize),
-            OpKind::Expand(..) | OpKind::Reduce(..) | OpKind::Unary(_) => {
+            OpKind::Expand(..) | OpKind::Reduce(..) | OpKind::Unary(_) | OpKind::Convert => {
                 (dims.valid_rows as usize, dims.valid_cols as usize)
             }
         };
@@ -425,6 +428,7 @@ impl Machine {
             kind: op.kind,
             src_type,
             dst_type: src_type,
+            control: NumericControl::default(),
             sources: &views,
             out: &mut Elements::B8(Vec::new()),
             out_cols: 0,
@@ -453,7 +457,7 @@ impl Machine {
     ) -> Checked<Destination> {
         let out = match op.kind {
             OpKind::Reduce(axis, _) => axis.vector(dims),
-            OpKind::Expand(..) | OpKind::Binary(_) | OpKind::Unary(_) => dims,
+            OpKind::Expand(..) | OpKind::Binary(_) | OpKind::Unary(_) | OpKind::Convert => dims,
         };
         let (cols, valid_rows, valid_cols) = (out.cols, out.valid_rows, out.valid_cols);
         let Some(rows) = size.derived_rows(cols, dst_type.bits()) else {
@@ -542,10 +546,12 @@ impl Machine {
         Ok(())
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn execute(
         &mut self,
         op: &OpInfo,
         src_type: DataType,
+        control: NumericControl,
         dims: Dims,
         sources: &[TileReg],
         dst: Destination,
@@ -569,6 +575,7 @@ impl Machine {
             kind: op.kind,
             src_type,
             dst_type: tile.dtype,
+            control,
             sources: &views[..sources.len()],
             out_cols: tile.cols as usize,
             out: &mut tile.elements,
@@ -610,30 +617,32 @@ pub fn publish_padding(tile: &mut Tile, pad: PadValue) {
     }
 }
 
-/// B.DATR field applicability (docs/isa.md §9 decision 4): only PadValue may be nonzero, plus DataType on EXPDIF;
-/// the DataType field of other ops is ignored. Returns the pad (omitted B.DATR → Null).
-fn check_datr(op: &OpInfo, datr: Option<Datr>) -> Checked<PadValue> {
+/// B.DATR field applicability (`OpKind::datr_fields`; docs/isa.md §2.3, §9 decision 4): CMode is
+/// read by no op here, and Sat, Canonicalize, RMode, Layout and DataType only by the ops that list
+/// them; the DataType field of other ops is ignored. Returns the pad (omitted B.DATR → Null) and
+/// the numeric control (omitted → the op's default).
+fn check_datr(op: &OpInfo, datr: Option<Datr>) -> Checked<(PadValue, NumericControl)> {
     let Some(d) = datr else {
-        return Ok(PadValue::Null);
+        return Ok((PadValue::Null, NumericControl::default()));
     };
+    let reads = op.kind.datr_fields();
     let mut extra = Vec::new();
-    for (name, nonzero) in [
-        ("CMode", d.cmode != 0),
-        ("Sat", d.sat),
-        ("Canonicalize", d.canonicalize),
-        ("RMode", d.rmode != 0),
-        ("Layout", d.layout != 0),
+    for (name, nonzero, read) in [
+        ("CMode", d.cmode != 0, false),
+        ("Sat", d.sat, reads.sat),
+        ("Canonicalize", d.canonicalize, reads.canonicalize),
+        ("RMode", d.rmode != 0, reads.rmode),
+        ("Layout", d.layout != 0, reads.layout),
     ] {
-        if nonzero {
+        if nonzero && !read {
             extra.push(name);
         }
     }
-    let expdif = matches!(op.kind, OpKind::Expand(_, Some(ElementOp::ExpDif)));
-    if !expdif && !PROFILE.datr_datatype_ignored_when_not_applicable && d.dtype.is_some() {
+    if !reads.data_type && !PROFILE.datr_datatype_ignored_when_not_applicable && d.dtype.is_some() {
         extra.push("DataType");
     }
     if extra.is_empty() {
-        Ok(d.pad)
+        Ok((d.pad, NumericControl::from_fields(d.rmode, d.sat)))
     } else {
         legality(format!(
             "B.DATR field(s) {} must be zero for {}",
@@ -641,6 +650,28 @@ fn check_datr(op: &OpInfo, datr: Option<Datr>) -> Checked<PadValue> {
             op.mnemonic
         ))
     }
+}
+
+/// TCVT's representation fields (`SelectedBundleClosedTCVTSchemaLegal`, docs/isa.md §1.9):
+/// Canonicalize=1 needs a private CUBE source, which no ptoc tile is; a Layout other than NORM
+/// transforms to or from a layout ptoc does not model (§9 decision 31).
+fn check_tcvt_representation(datr: Option<Datr>) -> Checked<()> {
+    let Some(d) = datr else {
+        return Ok(());
+    };
+    if d.canonicalize {
+        return legality(
+            "TCVT with Canonicalize=1 needs a private CUBE (Matrix) source; this source is an \
+             ordinary tile, which requires Canonicalize=0",
+        );
+    }
+    if d.layout != 0 {
+        return legality(format!(
+            "TCVT with B.DATR Layout {}: ptoc models row-major (NORM) tiles only",
+            d.layout
+        ));
+    }
+    Ok(())
 }
 
 /// LB0 (required) → valid cols, LB1 → valid rows (1), LB2 → physical cols (LB0); present zeros fault.

@@ -171,7 +171,7 @@ fn evaluate_op(op: &Op, operands: &[&Tile], result_ty: &TileType) -> Result<(Til
             }
             (vr, vc)
         }
-        OpKind::Binary(_) | OpKind::Unary(_) => {
+        OpKind::Binary(_) | OpKind::Unary(_) | OpKind::Convert => {
             if let Some(t) = operands.iter().find(|t| t.geometry() != result) {
                 return Err(format!(
                     "operand {t} does not match the result, {}",
@@ -198,6 +198,7 @@ fn evaluate_op(op: &Op, operands: &[&Tile], result_ty: &TileType) -> Result<(Til
         kind: info.kind,
         src_type,
         dst_type: result_ty.dtype,
+        control: op.control,
         sources: &views,
         out_cols: cols as usize,
         out: &mut out.elements,

@@ -7,12 +7,17 @@
 //! included), and hash-consing never merges two ops that differ only in their result type (an
 //! expand copy's full shape is not implied by its operand).
 //!
+//! An op node also carries the op's numeric control (B.DATR RMode and Sat, TCVT's `pto.rmode` and
+//! `pto.sat`), so two conversions that round differently are never one class. Patterns spell no
+//! control, so the rules only create nodes with the default one.
+//!
 //! Op names come from [`ptoc_isa::ops::CATALOGUE`] (the lower-case mnemonic), never from a second
 //! table.
 
 use egg::{Analysis, DidMerge, EGraph, FromOp, Id, Language};
 use ptoc_ir::TileType;
 use ptoc_isa::ops::{self, OpInfo, CATALOGUE};
+use ptoc_isa::NumericControl;
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
@@ -67,14 +72,26 @@ pub enum TileNode {
     /// `ids` are always `Id(0)`, so the derived order and hash only see the used ones.
     Op {
         code: OpCode,
+        control: NumericControl,
         arity: u8,
         ids: [Id; MAX_CHILDREN],
     },
 }
 
 impl TileNode {
-    /// An op node over `sources` with result type class `ty`; `None` if there are too many sources.
+    /// An op node over `sources` with result type class `ty` and the default numeric control;
+    /// `None` if there are too many sources.
     pub fn op(code: OpCode, sources: &[Id], ty: Id) -> Option<TileNode> {
+        TileNode::op_with(code, NumericControl::default(), sources, ty)
+    }
+
+    /// [`TileNode::op`] with the op's numeric control.
+    pub fn op_with(
+        code: OpCode,
+        control: NumericControl,
+        sources: &[Id],
+        ty: Id,
+    ) -> Option<TileNode> {
         if sources.len() + 1 > MAX_CHILDREN {
             return None;
         }
@@ -83,9 +100,18 @@ impl TileNode {
         ids[sources.len()] = ty;
         Some(TileNode::Op {
             code,
+            control,
             arity: sources.len() as u8 + 1,
             ids,
         })
+    }
+
+    /// The op's numeric control (the default for leaves).
+    pub fn control(&self) -> NumericControl {
+        match self {
+            TileNode::Op { control, .. } => *control,
+            TileNode::Type(_) | TileNode::Arg(_) => NumericControl::default(),
+        }
     }
 
     /// The op's sources (all children but the type leaf); empty for leaves.
@@ -128,13 +154,19 @@ impl Language for TileNode {
             (TileNode::Type(a), TileNode::Type(b)) => a == b,
             (TileNode::Arg(a), TileNode::Arg(b)) => a == b,
             (
-                TileNode::Op { code, arity, .. },
+                TileNode::Op {
+                    code,
+                    control,
+                    arity,
+                    ..
+                },
                 TileNode::Op {
                     code: c2,
+                    control: k2,
                     arity: a2,
                     ..
                 },
-            ) => code == c2 && arity == a2,
+            ) => code == c2 && control == k2 && arity == a2,
             _ => false,
         }
     }

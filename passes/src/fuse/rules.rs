@@ -270,7 +270,11 @@ fn expand_once(axis: Axis, kind: OpKind) -> Option<TileRewrite> {
     let names: &[(&str, &str)] = match kind {
         OpKind::Binary(_) => &[("?b", "?tb"), ("?c", "?tc")],
         OpKind::Unary(_) => &[("?b", "?tb")],
-        OpKind::Expand(..) | OpKind::Reduce(..) => return None,
+        // TCVT gets no rule. `tcvt(trowexpand(b))` → `trowexpand(tcvt(b))` would be exact for
+        // the same reasons (elementwise, flags a sticky OR, the same elements checked), but
+        // the small conversion needs a type no operand has (b's geometry in the result's
+        // element type) and the node's numeric control, which patterns do not spell.
+        OpKind::Expand(..) | OpKind::Reduce(..) | OpKind::Convert => return None,
     };
     let expands: Vec<String> = names
         .iter()

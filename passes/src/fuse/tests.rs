@@ -823,7 +823,7 @@ mod random {
                         }
                     }
                 }
-                OpKind::Unary(_) => unreachable!("not generated"),
+                OpKind::Unary(_) | OpKind::Convert => unreachable!("not generated"),
             }
             vals[op.result.0 as usize] = out;
         }
@@ -873,4 +873,35 @@ mod random {
             prop_assert!(dump(&again) == dump(&fused));
         }
     }
+}
+
+/// Two conversions of one source that differ only in their rounding mode are two values: the
+/// e-graph keeps an op's numeric control in its node, and fusion keeps both with their controls.
+/// Two identical ones are one value (their results are equal bit for bit, flags a sticky OR).
+#[test]
+fn conversions_with_different_controls_stay_apart() {
+    use ptoc_isa::{NumericControl, RoundingMode};
+    let mut b = Builder::new();
+    let x = b.arg("x", full());
+    let int = TileType::new(16, 64, DataType::S32);
+    let a = b.op("TCVT", &[x], int, "a");
+    let c = b.op("TCVT", &[x], int, "c");
+    let d = b.op("TCVT", &[x], int, "d");
+    let r = b.op("TADD", &[a, c], int, "r");
+    let s = b.op("TADD", &[r, d], int, "s");
+    let mut f = b.ret(&[s]);
+    let rna = NumericControl {
+        rmode: Some(RoundingMode::Rna),
+        sat: true,
+    };
+    f.ops[0].control = rna;
+    f.ops[2].control = rna;
+    run_with(&mut f, 2);
+    let controls: Vec<NumericControl> = f
+        .ops
+        .iter()
+        .filter(|op| op.info.mnemonic == "TCVT")
+        .map(|op| op.control)
+        .collect();
+    assert_eq!(controls, [rna, NumericControl::default()], "{:#?}", f.ops);
 }
