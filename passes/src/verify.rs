@@ -409,8 +409,7 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
     .filter_map(|(name, bad)| bad.then_some(name))
     .collect();
     if !unread.is_empty() {
-        report(
-            None,
+        errors.push(
             Violation::new(
                 Rule::NumericControl,
                 format!(
@@ -419,7 +418,8 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
                     info.mnemonic
                 ),
             )
-            .hint("only pto.tcvt takes pto.rmode and pto.sat"),
+            .hint("only pto.tcvt takes pto.rmode and pto.sat")
+            .at(op.loc.clone(), &op_prefix(op)),
         );
     }
     errors
