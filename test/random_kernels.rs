@@ -7,7 +7,7 @@ use ptoc::exec::verify_kernel;
 use ptoc::{Driver, Options};
 use ptoc_isa::dtype::{A9, ARITHMETIC, EXPDIF_SOURCES};
 use ptoc_isa::ops::CATALOGUE;
-use ptoc_isa::{DataType, OpKind};
+use ptoc_isa::{DataType, OpKind, RoundingMode};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -67,7 +67,7 @@ fn random_kernel(seed: u64) -> String {
             from[rng.gen_range(0..from.len())].clone()
         };
         let ((x, xt), (y, yt)) = (pick(&mut rng, &fulls), pick(&mut rng, &fulls));
-        match rng.gen_range(0..8) {
+        match rng.gen_range(0..9) {
             0 => {
                 let op = ["tadd", "tsub", "tmul", "tdiv", "tmax", "tmin"][rng.gen_range(0..6)];
                 let ty = full_pad(&mut rng);
@@ -148,6 +148,33 @@ fn random_kernel(seed: u64) -> String {
                 body.push(format!("{v} = \"{op}\"({x}) : ({xt}) -> {ty}"));
                 fulls.push((v, ty));
             }
+            8 => {
+                // TCVT to any other type and back, each under a random rounding mode and Sat
+                // (or the default).
+                let other = ARITHMETIC[rng.gen_range(0..ARITHMETIC.len())];
+                let mid = tile(rows, cols, vr, vc, other.mlir_name().unwrap(), "");
+                let control = |rng: &mut StdRng| {
+                    let mut attrs = Vec::new();
+                    if rng.gen_bool(0.7) {
+                        let mode = RoundingMode::ALL[rng.gen_range(0..RoundingMode::ALL.len())];
+                        attrs.push(format!("pto.rmode = \"{}\"", mode.mlir_name()));
+                    }
+                    if rng.gen_bool(0.5) {
+                        attrs.push("pto.sat = true".to_string());
+                    }
+                    if attrs.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" {{{}}}", attrs.join(", "))
+                    }
+                };
+                let there = control(&mut rng);
+                body.push(format!("{v}c = \"pto.tcvt\"({x}){there} : ({xt}) -> {mid}"));
+                let back = control(&mut rng);
+                let ty = full_pad(&mut rng);
+                body.push(format!("{v} = \"pto.tcvt\"({v}c){back} : ({mid}) -> {ty}"));
+                fulls.push((v, ty));
+            }
             _ => {
                 // numpy-style broadcasting, made explicit by shape inference.
                 let (b, bt) = pick(&mut rng, &row_vecs);
@@ -197,6 +224,20 @@ proptest! {
         let mismatch = verify_kernel(kernel, &reference.functions[0], 6, seed).unwrap();
         prop_assert!(mismatch.is_none(), "{text}\n{}", mismatch.unwrap().message);
     }
+}
+
+#[test]
+fn generator_covers_tcvt_with_every_control() {
+    let texts: Vec<String> = (0..400u64).map(random_kernel).collect();
+    let all = texts.join("\n");
+    assert!(all.contains("\"pto.tcvt\""));
+    for mode in RoundingMode::ALL {
+        assert!(
+            all.contains(&format!("pto.rmode = \"{}\"", mode.mlir_name())),
+            "{mode:?}"
+        );
+    }
+    assert!(all.contains("pto.sat = true"));
 }
 
 #[test]

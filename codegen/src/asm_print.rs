@@ -67,25 +67,35 @@ fn datr_dtype_name(dtype: Option<DataType>) -> &'static str {
     dtype.map_or(DTYPE_NONE_NAME, DataType::name)
 }
 
-/// Short `key=value` form when only DataType and PadValue are set (DataType code 0 is left out),
-/// or only CMode and PadValue (TCMP: `B.DATR CMode=LT, PadValue=Null`), else the spec's 7-field
+/// Short `key=value` form when only DataType, PadValue, RMode and Sat are set (DataType code 0
+/// is left out unless RMode or Sat is set: then the op reads DataType, TCVT), or only CMode and
+/// PadValue (TCMP: `B.DATR CMode=LT, PadValue=Null`), else the spec's 7-field
 /// `{Layout, DataType, Pad, CMode, RMode, Sat, Canonicalize}` form.
 fn format_datr(d: &Datr) -> String {
-    let plain = !d.sat && !d.canonicalize && d.rmode == 0 && d.layout == 0;
+    let plain = !d.canonicalize && d.layout == 0;
     let cmode = CmpMode::from_code(d.cmode);
-    if let (true, Some(DataType::FP64), Some(m)) = (plain && d.cmode != 0, d.dtype, cmode) {
+    let only_cmode = plain && d.rmode == 0 && !d.sat && d.cmode != 0;
+    if let (true, Some(DataType::FP64), Some(m)) = (only_cmode, d.dtype, cmode) {
         return format!("B.DATR CMode={}, PadValue={}", m.name(), d.pad.name());
     }
     let short = d.cmode == 0 && plain;
     if short {
-        return match d.dtype {
-            Some(DataType::FP64) => format!("B.DATR PadValue={}", d.pad.name()),
+        let controls = d.rmode != 0 || d.sat;
+        let mut text = match d.dtype {
+            Some(DataType::FP64) if !controls => format!("B.DATR PadValue={}", d.pad.name()),
             other => format!(
                 "B.DATR DataType={}, PadValue={}",
                 datr_dtype_name(other),
                 d.pad.name()
             ),
         };
+        if d.rmode != 0 {
+            let _ = write!(text, ", RMode={}", RMODE_NAMES[d.rmode as usize & 7]);
+        }
+        if d.sat {
+            text.push_str(", Sat=1");
+        }
+        return text;
     }
     format!(
         "B.DATR {{{}, {}, {}, {}, {}, {}, {}}}",
@@ -301,10 +311,15 @@ mod tests {
     fn unusual_words_print_in_long_forms() {
         // B.DIM with a0 as base register.
         assert_eq!(format_word(0x0101_0043), "B.DIM a0, 16, ->LB0");
-        // B.DATR with RMode RNE and Sat set.
+        // B.DATR with RMode RNE and Sat set (TCVT's fields): DataType is written even as FP64.
         assert_eq!(
             format_word(0x0400_9023),
-            "B.DATR {NORM, FP64, Zero, EQ, RNE, 1, 0}"
+            "B.DATR DataType=FP64, PadValue=Zero, RMode=RNE, Sat=1"
+        );
+        // With CMode set, the 7-field form.
+        assert_eq!(
+            format_word(0x2400_9023),
+            "B.DATR {NORM, FP64, Zero, NE, RNE, 1, 0}"
         );
         assert_eq!(format_word(0x0000_0013), "B.IOR zero, zero, zero, ->zero");
         // Reserved BSTART DataType 15.

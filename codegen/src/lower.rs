@@ -14,8 +14,8 @@ use ptoc_isa::geometry::MAX_DIM;
 use ptoc_isa::ops::CMODE_ATTR;
 use ptoc_isa::profile::PROFILE;
 use ptoc_isa::{
-    CmpMode, DataType, Instruction, OpKind, PadValue, PeMask, RegisterFile, ResultKind, SizeCode,
-    TileReg,
+    CmpMode, DataType, Instruction, NumericControl, OpKind, PadValue, PeMask, RegisterFile,
+    ResultKind, SizeCode, TileReg,
 };
 use std::collections::{BTreeMap, HashMap};
 
@@ -273,8 +273,9 @@ fn lower_op(
         return Err(err(format!("{} has no source operand", info.mlir_name())));
     };
     check_result_type(info.result, src0.dtype, result.dtype).map_err(err)?;
-    let cmode = match info.kind {
-        OpKind::Compare => Some(match op.attrs.get(CMODE_ATTR) {
+    // The relation of an op that reads B.DATR CMode (TCMP).
+    let cmode = if info.kind.datr_fields().cmode {
+        Some(match op.attrs.get(CMODE_ATTR) {
             Some(Attr::Str(name)) => CmpMode::from_mlir_name(name)
                 .ok_or_else(|| err(format!("{CMODE_ATTR} = {name:?} is not a comparison")))?,
             _ => {
@@ -283,8 +284,9 @@ fn lower_op(
                     info.mlir_name()
                 )))
             }
-        }),
-        _ => None,
+        })
+    } else {
+        None
     };
 
     let mut insts = vec![Instruction::BStart(BStart {
@@ -292,7 +294,8 @@ fn lower_op(
         function: info.function,
         dtype: src0.dtype,
     })];
-    let datr = datr_for(info.result, src0.dtype, result.dtype, result.pad).map_err(err)?;
+    let datr =
+        datr_for(info.kind, op.control, src0.dtype, result.dtype, result.pad).map_err(err)?;
     if let Some(datr) = with_cmode(datr, cmode) {
         insts.push(Instruction::BDatr(datr));
     }
@@ -355,7 +358,7 @@ fn with_cmode(datr: Option<Datr>, cmode: Option<CmpMode>) -> Option<Datr> {
     }
 }
 
-/// The hardware decides the result type of every op but EXPDIF (`ResultKind::encoded`); the IR
+/// The hardware decides the result type of every op but EXPDIF and TCVT (`ResultKind::encoded`); the IR
 /// must agree with it.
 fn check_result_type(kind: ResultKind, src: DataType, dst: DataType) -> Result<(), String> {
     let expected = kind.encoded(src, dst);
@@ -370,14 +373,35 @@ fn check_result_type(kind: ResultKind, src: DataType, dst: DataType) -> Result<(
     }
 }
 
-/// The B.DATR a bundle needs, if any (docs/isa.md §1.3, §1.4, §9 decision 4).
+/// The B.DATR a bundle needs, if any (docs/isa.md §1.3, §1.4, §1.10, §9 decision 4): the fields
+/// the op reads (`OpKind::datr_fields`) and the pad; TCMP's CMode is added by [`with_cmode`].
 fn datr_for(
-    kind: ResultKind,
+    kind: OpKind,
+    control: NumericControl,
     src: DataType,
     dst: DataType,
     pad: PadValue,
 ) -> Result<Option<Datr>, String> {
-    if kind == ResultKind::ExpDif {
+    let reads = kind.datr_fields();
+    if (control.rmode.is_some() && !reads.rmode) || (control.sat && !reads.sat) {
+        return Err(
+            "this op has no rounding mode or saturation to set (B.DATR RMode and Sat \
+                    must be 0)"
+                .into(),
+        );
+    }
+    if reads.rmode {
+        // TCVT: the destination type is always written concretely (code 0 is FP64, never
+        // "inherit"), with the controls.
+        return Ok(
+            (dst != src || pad != PadValue::Null || !control.is_default()).then(|| Datr {
+                rmode: control.rmode_code(),
+                sat: control.sat,
+                ..Datr::with(Some(dst), pad)
+            }),
+        );
+    }
+    if reads.data_type {
         return Ok(if dst != src {
             Some(Datr::with(Some(dst), pad))
         } else if pad != PadValue::Null {

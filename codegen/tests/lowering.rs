@@ -224,6 +224,7 @@ fn function_for(op: &'static ops::OpInfo) -> ptoc_ir::Function {
             let x = b.arg("x", full);
             (vec![p, x, b.arg("y", full)], full)
         }
+        (OpKind::Convert, _) => (vec![b.arg("x", full)], full),
     };
     let r = b.op(op.mnemonic, &operands, result, 2);
     if op.kind == OpKind::Compare {
@@ -426,7 +427,7 @@ mod random_ops {
     use ptoc_ir::Attr;
     use ptoc_isa::dtype::EXPDIF_PAIRS;
     use ptoc_isa::ops::{CATALOGUE, CMODE_ATTR};
-    use ptoc_isa::{Axis, DataType, Instruction, OpKind, PadValue, ResultKind};
+    use ptoc_isa::{Axis, DataType, Instruction, NumericControl, OpKind, PadValue, ResultKind};
 
     /// One op of the catalogue on random shapes, types and pads, as an allocated function.
     fn case() -> impl Strategy<Value = ptoc_ir::Function> {
@@ -487,6 +488,10 @@ mod random_ops {
                         let x = b.arg("x", full(src));
                         (vec![p, x, b.arg("y", full(src))], full(src))
                     }
+                    OpKind::Convert => {
+                        let dst = *d.get(ptoc_isa::dtype::ARITHMETIC);
+                        (vec![b.arg("x", full(src))], full(dst))
+                    }
                 };
                 result.pad = pad;
                 let r = b.op(op.mnemonic, &operands, result, 2);
@@ -494,6 +499,9 @@ mod random_ops {
                     let mode = ptoc_isa::CmpMode::ALL[d.index(6)];
                     let attr = Attr::Str(mode.mlir_name().into());
                     b.f.ops[0].attrs.insert(CMODE_ATTR.into(), attr);
+                }
+                if op.kind == OpKind::Convert {
+                    b.f.ops[0].control = NumericControl::from_fields(vr as u8 % 8, vc % 2 == 1);
                 }
                 b.ret(&[r])
             })
@@ -524,18 +532,24 @@ mod random_ops {
                 Instruction::BDatr(d) => Some(*d),
                 _ => None,
             });
-            let expdif_widens = op.result == ResultKind::ExpDif && dst.dtype != src.dtype;
+            let retyped = matches!(op.result, ResultKind::ExpDif | ResultKind::Converted)
+                && dst.dtype != src.dtype;
             // TCMP's relation is B.DATR CMode; EQ (code 0) is what an omitted B.DATR means.
             let cmode = match f.ops[0].attrs.get(CMODE_ATTR) {
                 Some(Attr::Str(m)) => ptoc_isa::CmpMode::from_mlir_name(m).unwrap().code(),
                 _ => 0,
             };
+            let control = f.ops[0].control;
             prop_assert_eq!(
                 datr.is_some(),
-                dst.pad != PadValue::Null || expdif_widens || cmode != 0
+                dst.pad != PadValue::Null || retyped || cmode != 0 || !control.is_default()
             );
             if let Some(d) = datr {
                 prop_assert_eq!((d.pad, d.cmode), (dst.pad, cmode));
+                prop_assert_eq!((d.rmode, d.sat), (control.rmode_code(), control.sat));
+                if op.result == ResultKind::Converted {
+                    prop_assert_eq!(d.dtype, Some(dst.dtype));
+                }
             }
             let Instruction::BStart(start) = insts[0] else { panic!("{insts:?}") };
             prop_assert_eq!(start.dtype, src.dtype);

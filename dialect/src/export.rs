@@ -5,7 +5,7 @@
 
 use crate::mlir::Frontend;
 use melior::ir::Module;
-use ptoc_ir::{Attr, Diagnostic, Function, Location, ValueId};
+use ptoc_ir::{control_attrs, Attr, Diagnostic, Function, Location, Op, ValueId};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -53,17 +53,42 @@ fn quote(s: &str) -> String {
 
 /// ` {pto.dst = "T#1", …}` after `prefix` (e.g. `attributes `), or nothing when there is none.
 fn attr_suffix(prefix: &str, attrs: &BTreeMap<String, Attr>) -> String {
-    if attrs.is_empty() {
-        return String::new();
-    }
-    let entries: Vec<String> = attrs
+    entries_suffix(prefix, attr_entries(attrs))
+}
+
+fn attr_entries(attrs: &BTreeMap<String, Attr>) -> Vec<String> {
+    attrs
         .iter()
         .map(|(k, v)| match v {
             Attr::Int(n) => format!("{k} = {n} : i64"),
             Attr::Str(s) => format!("{k} = {}", quote(s)),
         })
-        .collect();
+        .collect()
+}
+
+fn entries_suffix(prefix: &str, entries: Vec<String>) -> String {
+    if entries.is_empty() {
+        return String::new();
+    }
     format!(" {prefix}{{{}}}", entries.join(", "))
+}
+
+/// An op's numeric control (`pto.rmode`, `pto.sat`, written only when not the default), then
+/// its discardable attributes.
+fn op_attr_suffix(op: &Op) -> String {
+    let mut entries = Vec::new();
+    if let Some(mode) = op.control.rmode {
+        entries.push(format!(
+            "{} = {}",
+            control_attrs::RMODE,
+            quote(&mode.mlir_name())
+        ));
+    }
+    if op.control.sat {
+        entries.push(format!("{} = true", control_attrs::SAT));
+    }
+    entries.extend(attr_entries(&op.attrs));
+    entries_suffix("", entries)
 }
 
 fn write_function(out: &mut String, func: &Function) {
@@ -97,7 +122,7 @@ fn write_function(out: &mut String, func: &Function) {
             .iter()
             .map(|&v| func.ty(v).to_string())
             .collect();
-        let attrs = attr_suffix("", &op.attrs);
+        let attrs = op_attr_suffix(op);
         writeln!(
             out,
             "    {} = \"{}\"({}){attrs} : ({}) -> {} {}",

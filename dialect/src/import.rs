@@ -7,15 +7,16 @@
 
 use crate::mlir::{Frontend, PARSE_STACK_BYTES};
 use melior::ir::attribute::{
-    ArrayAttribute, DictionaryAttribute, IntegerAttribute, StringAttribute,
+    ArrayAttribute, BoolAttribute, DictionaryAttribute, IntegerAttribute, StringAttribute,
 };
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::RegionLike;
 use melior::ir::ValueLike;
 use melior::ir::{Attribute, Identifier, Module, Value};
-use ptoc_ir::{Attr, Diagnostic, Function, Location, Source, TileType, ValueId};
+use ptoc_ir::{control_attrs, Attr, Diagnostic, Function, Location, Source, TileType, ValueId};
 use ptoc_isa::ops::{self, CATALOGUE};
+use ptoc_isa::{NumericControl, RoundingMode};
 use std::collections::{BTreeMap, HashMap};
 
 /// Import every function of `module`. `source` is the buffer it was parsed from, used to recover
@@ -337,15 +338,65 @@ fn import_op(
             format!("'{name}' has no attribute '{other}'; pto ops take only pto.* attributes such as pto.dst"),
         ));
     }
+    let control = numeric_control(&op, &name, &loc)?;
     let mut errors = Vec::new();
-    let attrs = pto_attrs(op.attributes(), &loc, &mut errors);
+    let is_control = |n: &Identifier| {
+        let n = n.as_string_ref().as_str().unwrap_or("");
+        n == control_attrs::RMODE || n == control_attrs::SAT
+    };
+    let attrs = pto_attrs(
+        op.attributes().filter(|(n, _)| !is_control(n)),
+        &loc,
+        &mut errors,
+    );
     if let Some(e) = errors.pop() {
         return Err(e);
     }
     let id = func.push_op(info, args, ty, result_name_at(lines, &loc), loc);
-    func.ops.last_mut().expect("just pushed").attrs = attrs;
+    let pushed = func.ops.last_mut().expect("just pushed");
+    pushed.attrs = attrs;
+    pushed.control = control;
     values.insert(result.to_raw().ptr, id);
     Ok(())
+}
+
+/// `pto.rmode = "rtz"` and `pto.sat = true` (B.DATR RMode and Sat). Whether the op reads them
+/// is `pto-verify`'s to check; here only their spelling.
+fn numeric_control(
+    op: &OperationRef,
+    name: &str,
+    loc: &Location,
+) -> Result<NumericControl, Diagnostic> {
+    let mut control = NumericControl::default();
+    if let Ok(attr) = op.attribute(control_attrs::RMODE) {
+        let mode = StringAttribute::try_from(attr)
+            .ok()
+            .and_then(|s| RoundingMode::from_name(s.value()));
+        control.rmode = Some(mode.ok_or_else(|| {
+            Diagnostic::error(
+                loc.clone(),
+                format!(
+                    "'{name}' attribute '{}' is {attr}; it must be one of {}",
+                    control_attrs::RMODE,
+                    RoundingMode::mlir_names()
+                ),
+            )
+        })?);
+    }
+    if let Ok(attr) = op.attribute(control_attrs::SAT) {
+        control.sat = BoolAttribute::try_from(attr)
+            .map_err(|_| {
+                Diagnostic::error(
+                    loc.clone(),
+                    format!(
+                        "'{name}' attribute '{}' is {attr}; it must be true or false",
+                        control_attrs::SAT
+                    ),
+                )
+            })?
+            .value();
+    }
+    Ok(control)
 }
 
 fn unknown_op(name: &str, loc: Location) -> Diagnostic {

@@ -3,7 +3,9 @@
 //!
 //! Each 5-byte chunk is one word: a selector byte either passes the next four bytes through raw
 //! or shapes them into a BSTART/B.DATR/B.DIM/B.IOT/BSTOP with random fields (small dimensions and
-//! source registers that name the preloaded tiles), so most programs get past the decoder.
+//! source registers that name the preloaded tiles), so most programs get past the decoder. TCVT
+//! gets BSTARTs of its own and B.DATRs with only its RMode and Sat set, so conversions between
+//! the preloaded types under every control are common.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -32,11 +34,17 @@ fn preload(m: &mut Machine) {
 fn shape(selector: u8, w: u32) -> u32 {
     match selector % 8 {
         0 | 1 => w,
-        // BSTART.TEPL, Mode 0 or 2 mostly, any DataType.
+        // BSTART.TEPL, Mode 0 or 2 mostly, any DataType; one in four a TCVT (Mode 0, Function 27).
+        2 if selector & 0x60 == 0x60 => (w & 0xF800_0000) | (27 << 20) | 0x0001_9181,
         2 => (w & 0xF9F0_0000) | ((selector as u32 >> 3 & 1) << 26) | 0x0001_9181,
-        // B.DATR with a pad and maybe a type; other fields usually zero.
+        // B.DATR with a pad and maybe a type; other fields usually zero, sometimes only TCVT's
+        // RMode and Sat, sometimes any.
         3 => {
-            let extra = if selector & 0x80 != 0 { w & 0xE60F_8F80 } else { 0 };
+            let extra = match selector >> 6 {
+                2 | 3 => w & 0xE60F_8F80,
+                1 => w & 0x0403_8000,
+                _ => 0,
+            };
             (w & 0x19F0_0000) | extra | 0x1023
         }
         // B.DIM LBn = 1..8 from the zero register.

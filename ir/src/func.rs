@@ -5,7 +5,7 @@
 
 use crate::diag::Location;
 use crate::tile_type::TileType;
-use ptoc_isa::OpInfo;
+use ptoc_isa::{NumericControl, OpInfo};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -45,6 +45,13 @@ pub mod alloc_attrs {
     pub const PE_MASK: &str = "pto.pe_mask";
 }
 
+/// The attributes that spell an op's numeric control (B.DATR RMode and Sat) in MLIR:
+/// `pto.rmode = "rtz"` (absent: the op's default) and `pto.sat = true` (absent: false).
+pub mod control_attrs {
+    pub const RMODE: &str = "pto.rmode";
+    pub const SAT: &str = "pto.sat";
+}
+
 /// A discardable attribute on an op (allocation results such as `pto.dst = "T#3"`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Attr {
@@ -68,6 +75,9 @@ pub struct Op {
     pub operands: Vec<ValueId>,
     pub result: ValueId,
     pub loc: Location,
+    /// B.DATR RMode and Sat, for the ops that read them (TCVT); the default everywhere else.
+    /// Part of what the op computes, unlike the discardable `attrs`.
+    pub control: NumericControl,
     pub attrs: BTreeMap<String, Attr>,
 }
 
@@ -139,6 +149,7 @@ impl Function {
             operands,
             result,
             loc,
+            control: NumericControl::default(),
             attrs: BTreeMap::new(),
         });
         result

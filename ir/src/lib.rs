@@ -8,5 +8,7 @@ pub mod func;
 pub mod tile_type;
 
 pub use diag::{Diagnostic, Location, Severity, Source, SourceMap};
-pub use func::{alloc_attrs, Attr, Function, Module, Op, OpId, Value, ValueDef, ValueId};
+pub use func::{
+    alloc_attrs, control_attrs, Attr, Function, Module, Op, OpId, Value, ValueDef, ValueId,
+};
 pub use tile_type::{Dim, TileType, TileTypeError};

@@ -12,6 +12,7 @@ pub mod geometry;
 pub mod ops;
 pub mod profile;
 pub mod regfile;
+pub mod rounding;
 pub mod rules;
 pub mod scalar;
 
@@ -22,7 +23,8 @@ pub use ops::{
     Axis, CmpMode, ElementOp, Engine, OpInfo, OpKind, Reduction, ResultKind, Storage, UnaryOp,
 };
 pub use regfile::RegisterFile;
-pub use rules::Geometry;
+pub use rounding::{NumericControl, RoundingMode};
+pub use rules::{DatrFields, Geometry};
 
 /// The spec release ptoc targets (`spec/evidence/pto-isa-0583-encoding-totality.json`).
 pub const SPEC_VERSION: &str = "pto-isa-0.58.3-mode-function-v1";

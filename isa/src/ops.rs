@@ -174,6 +174,9 @@ pub enum OpKind {
     /// TSEL: a predicate and two same-shape sources → each element's bits from the true source
     /// where the predicate bit is 1, else from the false source.
     Select,
+    /// Same-shape conversion to the result's DataType under B.DATR RMode and Sat (TCVT,
+    /// docs/isa.md §1.10).
+    Convert,
 }
 
 /// The role of one B.IOT source, in contract order.
@@ -248,6 +251,9 @@ pub enum ResultKind {
     ExpDif,
     /// TCMP: a predicate tile of the sources' physical and valid geometry (docs/isa.md §3.6).
     Predicate,
+    /// TCVT: the source's physical and valid geometry in any type of the op's set (B.DATR
+    /// DataType), so its SizeCode follows the result's element width.
+    Converted,
 }
 
 /// One row of the catalogue.
@@ -299,7 +305,8 @@ impl OpInfo {
             | ResultKind::Reduced
             | ResultKind::Index
             | ResultKind::Broadcast
-            | ResultKind::ExpDif => Storage::Numeric,
+            | ResultKind::ExpDif
+            | ResultKind::Converted => Storage::Numeric,
         }
     }
 }
@@ -320,8 +327,9 @@ const SELECT: &[OperandRole] = &[Pred, SrcTrue, SrcFalse];
 macro_rules! catalogue {
     ($( $mn:literal: $mode:literal / $func:literal, idx $idx:literal, $engine:expr, $kind:expr,
         $srcs:expr $(=> $bind:expr)?, $types:expr, $result:ident; )*) => {
-        /// Every op ptoc knows: the 28 reduce-and-expand ops (docs/isa.md §1.2, all Mode 2, SFU) and
-        /// the elementwise ops they fuse with (docs/isa.md §1.6).
+        /// Every op ptoc knows: the 28 reduce-and-expand ops (docs/isa.md §1.2, all Mode 2, SFU),
+        /// the elementwise ops they fuse with (docs/isa.md §1.6), TCMP and TSEL (§1.9) and TCVT
+        /// (§1.10).
         pub static CATALOGUE: &[OpInfo] = &[ $( OpInfo {
             mnemonic: $mn, mode: $mode, function: $func, catalog_index: $idx, engine: $engine,
             kind: $kind, sources: $srcs, bindings: catalogue!(@bind $srcs $(, $bind)?),
@@ -377,6 +385,7 @@ catalogue! {
     "TLOG": 0/19, idx 17, Sfu, OpKind::Unary(U::Log), SRC, FLOATS, SameAsSource;
     "TCMP": 0/13, idx 12, VecEngine, OpKind::Compare, LEFT_RIGHT, ARITHMETIC, Predicate;
     "TSEL": 0/26, idx 22, VecEngine, OpKind::Select, SELECT => &[2, 1], ARITHMETIC, SameAsSource;
+    "TCVT": 0/27, idx 23, VecEngine, OpKind::Convert, SRC, ARITHMETIC, Converted;
 }
 
 /// The catalogue row with this (case-insensitive) mnemonic.
@@ -441,7 +450,7 @@ mod tests {
     fn catalogue_is_complete_and_consistent() {
         let reduce_expand = CATALOGUE.iter().filter(|o| o.mode == 2).count();
         assert_eq!(reduce_expand, 28);
-        assert_eq!(CATALOGUE.len(), 44);
+        assert_eq!(CATALOGUE.len(), 45);
         let mut selectors = HashSet::new();
         let mut names = HashSet::new();
         for op in CATALOGUE {
@@ -473,6 +482,7 @@ mod tests {
             ("TRELU", 0x017, 21),
             ("TCMP", 0x00D, 12),
             ("TSEL", 0x01A, 22),
+            ("TCVT", 0x01B, 23),
         ];
         for (mn, sel, idx) in expect {
             let op = by_mnemonic(mn).unwrap();
@@ -487,6 +497,7 @@ mod tests {
             by_mnemonic("TCMP").unwrap().result_storage(),
             Storage::Predicate
         );
+        assert_eq!(by_mnemonic("TCVT").unwrap().engine, Engine::Vec);
         assert_eq!(
             by_mlir_name("pto.tcolexpandmin").unwrap().mnemonic,
             "TCOLEXPANDMIN"

@@ -5,8 +5,8 @@
 //! carries its own `inferReturnTypes`. The rules are those of the reduce-and-expand contracts
 //! and the elementwise ops (docs/isa.md §1.3–§1.6).
 
-use crate::dtype::{DataType, ARG_RESULTS, EXPDIF_PAIRS, PREDICATE_DTYPE};
-use crate::ops::{Axis, ResultKind};
+use crate::dtype::{DataType, ARG_RESULTS, ARITHMETIC, EXPDIF_PAIRS, PREDICATE_DTYPE};
+use crate::ops::{Axis, ElementOp, OpKind, ResultKind};
 
 /// The part of a tile's geometry the op rules relate: physical columns and the valid shape.
 /// Physical rows follow from each tile's SizeCode and are never constrained between operands.
@@ -75,6 +75,9 @@ impl ResultKind {
             ResultKind::Index => (None, ARG_RESULTS, false),
             ResultKind::ExpDif => (None, &[], true),
             ResultKind::Predicate => (Some(PREDICATE_DTYPE), &[], false),
+            // `HardwareTCVTTypePairSupported` refuses only E8M0 destinations from most sources;
+            // between the 16 arithmetic types every pair is legal (docs/isa.md §1.10).
+            ResultKind::Converted => (None, ARITHMETIC, false),
         };
         let pairs = EXPDIF_PAIRS
             .iter()
@@ -88,16 +91,60 @@ impl ResultKind {
         self.legal_results(src).any(|t| t == dst)
     }
 
-    /// The DataType the encoded op writes when the program asks for `requested`: EXPDIF writes
-    /// the B.DATR type it is given, ARG reductions always U32 (the legality rule also admits S32,
+    /// The DataType the encoded op writes when the program asks for `requested`: EXPDIF and TCVT
+    /// write the B.DATR type they are given, ARG reductions always U32 (the legality rule also admits S32,
     /// which no encoding can select; docs/isa.md §9 decision 3), every other op its source's
     /// type.
     pub fn encoded(self, src: DataType, requested: DataType) -> DataType {
         match self {
-            ResultKind::ExpDif => requested,
+            ResultKind::ExpDif | ResultKind::Converted => requested,
             ResultKind::Index => DataType::U32,
             ResultKind::Predicate => PREDICATE_DTYPE,
             ResultKind::SameAsSource | ResultKind::Reduced | ResultKind::Broadcast => src,
+        }
+    }
+}
+
+/// The B.DATR fields besides PadValue an op reads, which may therefore be nonzero
+/// (`datr_contract.allowed_nonzero_fields` of each op's header; `TileOperationDATRFieldsLegal`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DatrFields {
+    /// DataType selects the destination type (EXPDIF, TCVT); elsewhere it is ignored
+    /// (docs/isa.md §9 decision 4).
+    pub data_type: bool,
+    /// CMode names TCMP's relation (docs/isa.md §1.9).
+    pub cmode: bool,
+    pub rmode: bool,
+    pub sat: bool,
+    pub canonicalize: bool,
+    pub layout: bool,
+}
+
+impl OpKind {
+    /// Which B.DATR fields the op reads (docs/isa.md §1.3, §1.4, §1.9, §1.10, §2.3).
+    pub fn datr_fields(self) -> DatrFields {
+        match self {
+            OpKind::Expand(_, Some(ElementOp::ExpDif)) => DatrFields {
+                data_type: true,
+                ..DatrFields::default()
+            },
+            OpKind::Compare => DatrFields {
+                cmode: true,
+                ..DatrFields::default()
+            },
+            OpKind::Convert => DatrFields {
+                data_type: true,
+                cmode: false,
+                rmode: true,
+                sat: true,
+                canonicalize: true,
+                layout: true,
+            },
+            OpKind::Reduce(..)
+            | OpKind::Expand(..)
+            | OpKind::Binary(_)
+            | OpKind::Unary(_)
+            | OpKind::Select => DatrFields::default(),
         }
     }
 }
@@ -148,5 +195,31 @@ mod tests {
         assert_eq!(ResultKind::ExpDif.encoded(FP16, FP32), FP32);
         assert_eq!(ResultKind::SameAsSource.encoded(S8, S16), S8);
         assert_eq!(legal(ResultKind::Predicate, FP32), [U8]);
+        assert_eq!(legal(ResultKind::Converted, S8).len(), 16);
+        assert_eq!(ResultKind::Converted.encoded(FP32, U8), U8);
+    }
+
+    /// `tile-bound-tcvt-datr-001.asl`: TCVT reads PadValue, Sat, Canonicalize, DataType, RMode
+    /// and Layout (not CMode); the expand header lists only PadValue (EXPDIF also DataType);
+    /// TCMP reads only CMode and PadValue, TSEL only PadValue (docs/isa.md §1.9).
+    #[test]
+    fn datr_fields_per_op() {
+        let cvt = OpKind::Convert.datr_fields();
+        assert!(cvt.data_type && cvt.rmode && cvt.sat && cvt.canonicalize && cvt.layout);
+        assert!(!cvt.cmode);
+        let expdif = OpKind::Expand(Axis::Row, Some(ElementOp::ExpDif)).datr_fields();
+        assert!(expdif.data_type && !expdif.rmode && !expdif.sat && !expdif.cmode);
+        assert_eq!(
+            OpKind::Binary(ElementOp::Add).datr_fields(),
+            DatrFields::default()
+        );
+        assert_eq!(
+            OpKind::Compare.datr_fields(),
+            DatrFields {
+                cmode: true,
+                ..DatrFields::default()
+            }
+        );
+        assert_eq!(OpKind::Select.datr_fields(), DatrFields::default());
     }
 }

@@ -167,12 +167,39 @@ pub fn allocate_function(func: &Function, mask: PeMask) -> Result<Allocation, Ve
                 }
             }
         }
+        // A TCVT destination has its source's physical rows at its own width (docs/isa.md
+        // §1.10): a narrower type needs more rows to fill its smallest SizeCode (an FP64
+        // 16x1 tile has 16 rows, a U8 one at least 128), so raise the source's fresh tile.
+        for op in func
+            .ops
+            .iter()
+            .filter(|op| op.info.result == ResultKind::Converted)
+        {
+            let Some(src) = full_source(op) else { continue };
+            let Some((_, src_rows)) = geometry[src.0 as usize] else {
+                continue;
+            };
+            let ty = func.ty(op.result);
+            let (Some(cols), bits) = (ty.cols.known(), ty.dtype.bits()) else {
+                continue;
+            };
+            let fewest =
+                SizeCode::smallest_for(1, cols, bits).and_then(|s| s.derived_rows(cols, bits));
+            let Some(need) = fewest.filter(|&need| src_rows < need) else {
+                continue;
+            };
+            if let Some(root) = fresh_root(func, src).filter(|r| min_rows[r.0 as usize] < need) {
+                min_rows[root.0 as usize] = need;
+                raised = true;
+            }
+        }
+        if raised {
+            continue;
+        }
         if !errors.is_empty() {
             return Err(errors);
         }
-        if !raised {
-            break geometry;
-        }
+        break geometry;
     };
     let mut errors = Vec::new();
 
@@ -233,6 +260,7 @@ fn is_fresh(func: &Function, v: ValueId) -> bool {
             func.ops[id.0 as usize].info.result,
             ResultKind::Reduced | ResultKind::Index | ResultKind::Broadcast
         ),
+        // (SameAsSource, ExpDif and Converted results are forced by their source.)
     }
 }
 
@@ -286,9 +314,10 @@ fn sizes(func: &Function, min_rows: &[u32]) -> (Vec<Option<(SizeCode, u32)>>, Ve
     for op in &func.ops {
         // A full-shape result takes its full source's SizeCode; vectors and copies are fresh.
         let full = match op.info.result {
-            ResultKind::SameAsSource | ResultKind::ExpDif | ResultKind::Predicate => {
-                full_source(op)
-            }
+            ResultKind::SameAsSource
+            | ResultKind::ExpDif
+            | ResultKind::Converted
+            | ResultKind::Predicate => full_source(op),
             ResultKind::Reduced | ResultKind::Index | ResultKind::Broadcast => None,
         };
         let result = match full {

@@ -22,9 +22,8 @@ mod tests;
 use crate::{Pass, PassContext};
 use egg::{Id, Runner, SimpleScheduler, StopReason};
 use extract::{Extraction, Origin};
-use lang::{leaf_type, OpCode, TileAnalysis, TileGraph, TileNode};
+use lang::{leaf_type, OpCode, OpControl, TileAnalysis, TileGraph, TileNode};
 use ptoc_ir::{Diagnostic, Function, Location, ValueId};
-use ptoc_isa::OpKind;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -146,12 +145,6 @@ fn build(func: &Function) -> Option<Built> {
         });
     }
     for (i, op) in func.ops.iter().enumerate() {
-        // A TCMP's relation is an attribute the e-graph's nodes do not carry (two TCMPs of the
-        // same operands but different `pto.cmode` would be merged), and no rewrite involving
-        // TCMP or TSEL is needed yet: a function containing either is left as written.
-        if matches!(op.info.kind, OpKind::Compare | OpKind::Select) {
-            return None;
-        }
         let code = OpCode::of(op.info)?;
         let sources = op
             .operands
@@ -165,7 +158,7 @@ fn build(func: &Function) -> Option<Built> {
             leaves.resize(ty + 1, None);
         }
         let leaf = *leaves[ty].get_or_insert_with(|| egraph.add(TileNode::Type(ty as u32)));
-        let node = TileNode::op(code, &sources, leaf)?;
+        let node = TileNode::op_with(code, OpControl::of(op)?, &sources, leaf)?;
         let id = egraph.add(node.clone());
         *class_of.get_mut(op.result.0 as usize)? = Some(id);
         origins.push(Origin {
@@ -311,6 +304,7 @@ fn rebuild(
                     Some(&i) => {
                         let op = &func.ops[i];
                         let same = OpCode::of(op.info) == Some(*code)
+                            && OpControl::of(op) == Some(node.control())
                             && op
                                 .operands
                                 .iter()
@@ -335,6 +329,7 @@ fn rebuild(
                 let result = out.push_op(code.info(), operands, ty, name, loc);
                 if let Some(op) = out.ops.last_mut() {
                     op.attrs = attrs;
+                    node.control().apply(op);
                 }
                 value_of.insert(*class, result);
             }

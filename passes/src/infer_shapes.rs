@@ -156,8 +156,11 @@ fn infer_result(func: &mut Function, at: usize) -> Result<u64, Vec<Diagnostic>> 
     let s = *func.ty(src);
     // (rows, cols, valid rows, valid cols)
     let rules = match op.info.kind {
+        // TCVT keeps the source's geometry in the result's own type (docs/isa.md §1.10), TCMP
+        // in a predicate (§1.9).
         OpKind::Binary(_)
         | OpKind::Unary(_)
+        | OpKind::Convert
         | OpKind::Expand(_, Some(_))
         | OpKind::Compare
         | OpKind::Select => [

@@ -46,6 +46,8 @@ pub enum Rule {
     ForcedSizeCode,
     /// At most 4 hands × 16 Local tile registers, never freed.
     RegisterCount,
+    /// B.DATR RMode and Sat (`pto.rmode`, `pto.sat`) only on an op that reads them (TCVT).
+    NumericControl,
     /// Σ popcount(mask) × capacity ≤ the core's tile capacity.
     CoreCapacity,
     /// A predicate role (TSEL's mask, TCMP's result) is a predicate tile, every other one numeric.
@@ -75,6 +77,7 @@ impl Rule {
             Rule::BroadcastShape => "broadcast-shape",
             Rule::ForcedSizeCode => "forced-size-code",
             Rule::RegisterCount => "register-count",
+            Rule::NumericControl => "numeric-control",
             Rule::CoreCapacity => "core-capacity",
             Rule::Storage => "storage",
             Rule::CMode => "cmode",
@@ -103,7 +106,8 @@ impl Rule {
             | Rule::ReductionResult
             | Rule::BroadcastShape
             | Rule::Storage
-            | Rule::CMode => FaultClass::TileLegality,
+            | Rule::CMode
+            | Rule::NumericControl => FaultClass::TileLegality,
         }
     }
 }

@@ -18,7 +18,7 @@
 use crate::infer_shapes::broadcast_axis;
 use crate::rules::{defined_here, op_prefix, shape, shape_of, value_name, Rule, Violation};
 use crate::{Pass, PassContext};
-use ptoc_ir::{Attr, Diagnostic, Dim, Function, Op, TileType, ValueId};
+use ptoc_ir::{control_attrs, Attr, Diagnostic, Dim, Function, Op, TileType, ValueId};
 use ptoc_isa::dtype::EXPDIF_PAIRS;
 use ptoc_isa::geometry::MAX_DIM;
 use ptoc_isa::ops::{OperandRole, CMODE_ATTR};
@@ -336,6 +336,15 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
                 ),
             )
             .hint("type the result ui32 (the encoded op writes U32 indices)"),
+            ResultKind::Converted => Violation::new(
+                Rule::DataType,
+                format!(
+                    "has DataType {}, which {} cannot produce",
+                    res_ty.dtype.name(),
+                    info.mnemonic
+                ),
+            )
+            .hint(format!("legal: {}", names.join(", "))),
             ResultKind::ExpDif => {
                 let hint = if names.is_empty() {
                     let pairs: Vec<String> = EXPDIF_PAIRS
@@ -412,7 +421,8 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
                 report(None, v);
             }
         }
-        OpKind::Unary(_) => {
+        // TCVT: the source's physical and valid geometry in the result's type (docs/isa.md §1.10).
+        OpKind::Unary(_) | OpKind::Convert => {
             if let Some(v) = full_shape(&src_ty, &res_ty, res_ty.dtype, first_role) {
                 report(None, v);
             }
@@ -430,6 +440,32 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
                 report(None, v);
             }
         }
+    }
+    // Numeric control: only an op that reads B.DATR RMode/Sat may carry it (docs/isa.md §2.3).
+    let reads = info.kind.datr_fields();
+    let unread: Vec<&str> = [
+        (
+            control_attrs::RMODE,
+            op.control.rmode.is_some() && !reads.rmode,
+        ),
+        (control_attrs::SAT, op.control.sat && !reads.sat),
+    ]
+    .into_iter()
+    .filter_map(|(name, bad)| bad.then_some(name))
+    .collect();
+    if !unread.is_empty() {
+        errors.push(
+            Violation::new(
+                Rule::NumericControl,
+                format!(
+                    "has {}, but {} rounds RNE and never saturates (its B.DATR RMode and Sat must be 0)",
+                    unread.join(" and "),
+                    info.mnemonic
+                ),
+            )
+            .hint("only pto.tcvt takes pto.rmode and pto.sat")
+            .at(op.loc.clone(), &op_prefix(op)),
+        );
     }
     errors
 }
@@ -455,24 +491,23 @@ fn storage_violation(ty: &TileType, want: Storage) -> Violation {
     }
 }
 
-/// `pto.cmode`: required on TCMP with one of the six relations, absent elsewhere.
+/// `pto.cmode`: required, with one of the six relations, on the op that reads B.DATR CMode (TCMP,
+/// `OpKind::datr_fields`; docs/isa.md §1.9), absent elsewhere.
 fn cmode_violation(op: &Op) -> Option<Violation> {
     let names: Vec<&str> = CmpMode::ALL.iter().map(|m| m.mlir_name()).collect();
     let hint = format!("{CMODE_ATTR} = \"{}\"", names.join("\" | \""));
     let attr = op.attrs.get(CMODE_ATTR);
-    let problem = match (op.info.kind, attr) {
-        (OpKind::Compare, Some(Attr::Str(name))) if CmpMode::from_mlir_name(name).is_some() => {
-            return None
-        }
-        (OpKind::Compare, Some(Attr::Str(name))) => {
+    let problem = match (op.info.kind.datr_fields().cmode, attr) {
+        (true, Some(Attr::Str(name))) if CmpMode::from_mlir_name(name).is_some() => return None,
+        (true, Some(Attr::Str(name))) => {
             format!("has {CMODE_ATTR} \"{name}\", which is not a comparison")
         }
-        (OpKind::Compare, Some(Attr::Int(n))) => {
+        (true, Some(Attr::Int(n))) => {
             format!("has {CMODE_ATTR} {n}; the relation is written by name")
         }
-        (OpKind::Compare, None) => format!("has no {CMODE_ATTR} attribute naming its relation"),
-        (_, None) => return None,
-        (_, Some(_)) => {
+        (true, None) => format!("has no {CMODE_ATTR} attribute naming its relation"),
+        (false, None) => return None,
+        (false, Some(_)) => {
             return Some(
                 Violation::new(
                     Rule::CMode,

@@ -10,13 +10,14 @@
 
 use crate::elements::{Carrier, Elements};
 use crate::numerics::compare::CompareElement;
+use crate::numerics::convert::Conversion;
 use crate::numerics::format::format_of;
 use crate::numerics::lane::{lane_fn, with_lane, Lane, LaneVisitor};
 use crate::numerics::minmax::Pick;
 use crate::numerics::reduce::fold;
 use crate::numerics::UnaryElement;
 use crate::numerics::{exp, Flags};
-use ptoc_isa::{Axis, CmpMode, DataType, ElementOp, OpKind, Reduction};
+use ptoc_isa::{Axis, CmpMode, DataType, ElementOp, NumericControl, OpKind, Reduction};
 use std::mem::MaybeUninit;
 
 /// A read-only row-major view of a tile's elements, at whatever width they are stored.
@@ -124,14 +125,17 @@ pub struct Job<'a, 'o> {
     pub kind: OpKind,
     /// The BSTART DataType (the source type).
     pub src_type: DataType,
-    /// The destination type (differs from `src_type` only for mixed EXPDIF and ARG reductions).
+    /// The destination type (differs from `src_type` only for mixed EXPDIF, ARG reductions and
+    /// TCVT).
     pub dst_type: DataType,
+    /// B.DATR RMode and Sat (read by TCVT only).
+    pub control: NumericControl,
+    /// TCMP's relation (B.DATR CMode); `None` for every other op.
+    pub cmode: Option<CmpMode>,
     pub sources: &'a [View<'a>],
     pub out: &'o mut Elements,
     pub out_cols: usize,
     pub domain: (usize, usize),
-    /// TCMP's relation (B.DATR CMode); `None` for every other op.
-    pub cmode: Option<CmpMode>,
 }
 
 /// The first zero divisor an integer DIV would use, as (row, col) in the divisor tile.
@@ -143,6 +147,7 @@ pub fn first_zero_divisor(job: &Job) -> Result<Option<(usize, usize)>, KernelErr
         | OpKind::Expand(..)
         | OpKind::Reduce(..)
         | OpKind::Unary(_)
+        | OpKind::Convert
         | OpKind::Compare
         | OpKind::Select => return Ok(None),
     };
@@ -216,8 +221,18 @@ impl LaneVisitor for LaneJob<'_, '_> {
                 let element = UnaryElement::of(op, src).ok_or(unsupported)?;
                 map_unary(job, |a: L::Carrier| {
                     let (v, flags) = element.apply(a.bits());
-                    (Carrier::from_bits(v), flags)
+                    (L::Carrier::from_bits(v), flags)
                 })
+            }
+            OpKind::Convert => {
+                let conversion = Conversion::of(src, dst, job.control).ok_or(unsupported)?;
+                // The destination's carrier width (every arithmetic type is 8 to 64 bits wide).
+                match dst.bits() {
+                    8 => map_convert::<L::Carrier, u8>(job, conversion),
+                    16 => map_convert::<L::Carrier, u16>(job, conversion),
+                    32 => map_convert::<L::Carrier, u32>(job, conversion),
+                    _ => map_convert::<L::Carrier, u64>(job, conversion),
+                }
             }
             OpKind::Binary(ElementOp::ExpDif) | OpKind::Expand(_, Some(ElementOp::ExpDif)) => {
                 if !ptoc_isa::dtype::EXPDIF_PAIRS.contains(&(src, dst)) {
@@ -600,12 +615,26 @@ fn fill_row<D: Carrier, G: Gather>(
     gathered
 }
 
-/// `out[r][c] = f(src[r][c])` over the domain.
-fn map_unary<C: Carrier>(mut job: Job, f: impl Fn(C) -> (C, Flags)) -> Result<Flags, KernelError> {
+/// TCVT: each element converted from carrier `S` to carrier `D`.
+fn map_convert<S: Carrier, D: Carrier>(
+    job: Job,
+    conversion: Conversion,
+) -> Result<Flags, KernelError> {
+    map_unary(job, |a: S| {
+        let (v, flags) = conversion.apply(a.bits());
+        (D::from_bits(v), flags)
+    })
+}
+
+/// `out[r][c] = f(src[r][c])` over the domain (carrier `S` in, `D` out).
+fn map_unary<S: Carrier, D: Carrier>(
+    mut job: Job,
+    f: impl Fn(S) -> (D, Flags),
+) -> Result<Flags, KernelError> {
     expect_sources(&job, 1)?;
     let (vr, vc) = job.domain;
-    let src = job.sources[0].rows::<C>()?.whole((vr, vc))?;
-    let status = OutRows::of(&mut job)?.write_rows((vr, vc), src, |s| {
+    let src = job.sources[0].rows::<S>()?.whole((vr, vc))?;
+    let status = OutRows::<D>::of(&mut job)?.write_rows((vr, vc), src, |s| {
         s.iter().map(|&x| {
             let (v, flags) = f(x);
             (v, Status::from(flags))
@@ -677,6 +706,7 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
             OpKind::Binary(_)
             | OpKind::Reduce(..)
             | OpKind::Unary(_)
+            | OpKind::Convert
             | OpKind::Compare
             | OpKind::Select => {
                 let b = self.b.whole(domain)?;
@@ -735,6 +765,7 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
             OpKind::Binary(_)
             | OpKind::Reduce(..)
             | OpKind::Unary(_)
+            | OpKind::Convert
             | OpKind::Compare
             | OpKind::Select => {
                 let b = self
@@ -756,6 +787,7 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
             OpKind::Binary(_)
             | OpKind::Reduce(..)
             | OpKind::Unary(_)
+            | OpKind::Convert
             | OpKind::Compare
             | OpKind::Select => (self.rows, self.len),
         }
@@ -944,6 +976,7 @@ mod tests {
                 OpKind::Binary(_)
                 | OpKind::Reduce(..)
                 | OpKind::Unary(_)
+                | OpKind::Convert
                 | OpKind::Compare
                 | OpKind::Select => full_b.get(r * cols + c),
             };
@@ -967,6 +1000,7 @@ mod tests {
                             kind,
                             src_type: L::DTYPE,
                             dst_type: L::DTYPE,
+                            control: NumericControl::default(),
                             sources: &sources,
                             out: &mut out,
                             out_cols: cols,
@@ -1041,6 +1075,7 @@ mod tests {
                         kind,
                         src_type: DataType::FP32,
                         dst_type: DataType::FP32,
+                        control: NumericControl::default(),
                         sources: &sources,
                         out: &mut out,
                         out_cols: cols,

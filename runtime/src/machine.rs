@@ -26,8 +26,8 @@ use ptoc_isa::ops::{by_selector, OperandRole};
 use ptoc_isa::profile::{NamingModel, PROFILE};
 use ptoc_isa::scalar::{ScalarInst, ScalarOp};
 use ptoc_isa::{
-    Axis, CmpMode, DataType, ElementOp, FaultClass, Geometry, Hand, Instruction, OpInfo, OpKind,
-    PadValue, PeMask, RegisterFile, ResultKind, SizeCode, Storage, TileReg,
+    Axis, CmpMode, DataType, ElementOp, FaultClass, Geometry, Hand, Instruction, NumericControl,
+    OpInfo, OpKind, PadValue, PeMask, RegisterFile, ResultKind, SizeCode, Storage, TileReg,
 };
 use std::fmt;
 
@@ -437,7 +437,7 @@ impl Machine {
             return legality(format!("{} takes no B.IOS", op.mnemonic));
         }
         // 6. B.DATR applicability.
-        let pad = check_datr(op, block.datr)?;
+        let (pad, control) = check_datr(op, block.datr)?;
         // 7. Closed schema.
         check_binding_layout(op, block)?;
         let src_type = start.dtype;
@@ -446,22 +446,27 @@ impl Machine {
         }
         let dims = bundle_dims(block)?;
         let dst_type = destination_type(op, src_type, block.datr)?;
+        if op.kind == OpKind::Convert {
+            check_tcvt_representation(block.datr)?;
+        }
         self.check_schema(op, src_type, dims, sources)?;
         // 9. Destination resolution and allocation checks.
         let mask = block.mask().unwrap_or_default();
         let dst = self.resolve_destination(op, dst_type, dims, sources, (hand, size), mask, pad)?;
         // 10. Operand legality, execution, publication.
         self.check_operands(op, src_type, &dst.tile, sources)?;
-        let cmode = match op.kind {
-            OpKind::Compare => Some(block.datr.map_or(Ok(CmpMode::Eq), |d| {
+        // The relation of an op that reads B.DATR CMode (TCMP); an omitted B.DATR means EQ.
+        let cmode = if op.kind.datr_fields().cmode {
+            Some(block.datr.map_or(Ok(CmpMode::Eq), |d| {
                 CmpMode::from_code(d.cmode).ok_or((
                     FaultClass::TileLegality,
                     format!("CMode {} is reserved", d.cmode),
                 ))
-            })?),
-            _ => None,
+            })?)
+        } else {
+            None
         };
-        self.execute(op, src_type, dims, sources, dst, cmode)
+        self.execute(op, src_type, control, cmode, dims, sources, dst)
     }
 
     /// Closed schema checks that need the source tiles (docs/isa.md §1.3, §1.5, §1.6).
@@ -501,7 +506,7 @@ impl Machine {
             OpKind::Binary(ElementOp::Div) if src_type.is_integer() => {
                 self.check_divisors(op, src_type, dims, sources)?;
             }
-            OpKind::Binary(_) | OpKind::Unary(_) => {}
+            OpKind::Binary(_) | OpKind::Unary(_) | OpKind::Convert => {}
             // Their closed schemas check every source before any allocation
             // (`SelectedBundleClosedTCMPSchemaLegal`/`…TSELSchemaLegal`); B.DIM describes the
             // typed source (docs/isa.md §1.9).
@@ -565,6 +570,7 @@ impl Machine {
             OpKind::Expand(..)
             | OpKind::Reduce(..)
             | OpKind::Unary(_)
+            | OpKind::Convert
             | OpKind::Compare
             | OpKind::Select => (dims.valid_rows as usize, dims.valid_cols as usize),
         };
@@ -573,6 +579,7 @@ impl Machine {
             kind: op.kind,
             src_type,
             dst_type: src_type,
+            control: NumericControl::default(),
             sources: &views,
             out: &mut Elements::B8(Vec::new()),
             out_cols: 0,
@@ -608,6 +615,7 @@ impl Machine {
             OpKind::Expand(..)
             | OpKind::Binary(_)
             | OpKind::Unary(_)
+            | OpKind::Convert
             | OpKind::Compare
             | OpKind::Select => dims,
         };
@@ -768,14 +776,16 @@ impl Machine {
         Ok(())
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn execute(
         &mut self,
         op: &OpInfo,
         src_type: DataType,
+        control: NumericControl,
+        cmode: Option<CmpMode>,
         dims: Dims,
         sources: &[TileReg],
         dst: Destination,
-        cmode: Option<CmpMode>,
     ) -> Checked<()> {
         let Destination {
             hand,
@@ -798,6 +808,7 @@ impl Machine {
             kind: op.kind,
             src_type,
             dst_type: tile.dtype,
+            control,
             sources: &views[..sources.len()],
             out_cols: tile.cols as usize,
             out: &mut tile.elements,
@@ -840,30 +851,32 @@ pub fn publish_padding(tile: &mut Tile, pad: PadValue) {
     }
 }
 
-/// B.DATR field applicability (docs/isa.md §9 decision 4): only PadValue may be nonzero, plus DataType on EXPDIF;
-/// the DataType field of other ops is ignored. Returns the pad (omitted B.DATR → Null).
-fn check_datr(op: &OpInfo, datr: Option<Datr>) -> Checked<PadValue> {
+/// B.DATR field applicability (`OpKind::datr_fields`; docs/isa.md §2.3, §9 decision 4): CMode,
+/// Sat, Canonicalize, RMode, Layout and DataType only on the ops that list them (CMode: TCMP;
+/// the others: TCVT, DataType also EXPDIF); the DataType field of other ops is ignored. Returns
+/// the pad (omitted B.DATR → Null) and the numeric control (omitted → the op's default).
+fn check_datr(op: &OpInfo, datr: Option<Datr>) -> Checked<(PadValue, NumericControl)> {
     let Some(d) = datr else {
-        return Ok(PadValue::Null);
+        return Ok((PadValue::Null, NumericControl::default()));
     };
+    let reads = op.kind.datr_fields();
     let mut extra = Vec::new();
-    for (name, nonzero) in [
-        ("CMode", d.cmode != 0 && op.kind != OpKind::Compare),
-        ("Sat", d.sat),
-        ("Canonicalize", d.canonicalize),
-        ("RMode", d.rmode != 0),
-        ("Layout", d.layout != 0),
+    for (name, nonzero, read) in [
+        ("CMode", d.cmode != 0, reads.cmode),
+        ("Sat", d.sat, reads.sat),
+        ("Canonicalize", d.canonicalize, reads.canonicalize),
+        ("RMode", d.rmode != 0, reads.rmode),
+        ("Layout", d.layout != 0, reads.layout),
     ] {
-        if nonzero {
+        if nonzero && !read {
             extra.push(name);
         }
     }
-    let expdif = matches!(op.kind, OpKind::Expand(_, Some(ElementOp::ExpDif)));
-    if !expdif && !PROFILE.datr_datatype_ignored_when_not_applicable && d.dtype.is_some() {
+    if !reads.data_type && !PROFILE.datr_datatype_ignored_when_not_applicable && d.dtype.is_some() {
         extra.push("DataType");
     }
     if extra.is_empty() {
-        Ok(d.pad)
+        Ok((d.pad, NumericControl::from_fields(d.rmode, d.sat)))
     } else {
         legality(format!(
             "B.DATR field(s) {} must be zero for {}",
@@ -897,6 +910,28 @@ fn check_binding_layout(op: &OpInfo, block: &Block) -> Checked<()> {
         ),
     };
     legality(format!("{} needs {want}", op.mnemonic))
+}
+
+/// TCVT's representation fields (`SelectedBundleClosedTCVTSchemaLegal`, docs/isa.md §1.10):
+/// Canonicalize=1 needs a private CUBE source, which no ptoc tile is; a Layout other than NORM
+/// transforms to or from a layout ptoc does not model (§9 decision 34).
+fn check_tcvt_representation(datr: Option<Datr>) -> Checked<()> {
+    let Some(d) = datr else {
+        return Ok(());
+    };
+    if d.canonicalize {
+        return legality(
+            "TCVT with Canonicalize=1 needs a private CUBE (Matrix) source; this source is an \
+             ordinary tile, which requires Canonicalize=0",
+        );
+    }
+    if d.layout != 0 {
+        return legality(format!(
+            "TCVT with B.DATR Layout {}: ptoc models row-major (NORM) tiles only",
+            d.layout
+        ));
+    }
+    Ok(())
 }
 
 /// LB0 (required) → valid cols, LB1 → valid rows (1), LB2 → physical cols (LB0); present zeros fault.

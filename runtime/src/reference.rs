@@ -190,7 +190,11 @@ fn evaluate_op(op: &Op, operands: &[&Tile], result_ty: &TileType) -> Result<(Til
             }
             (vr, vc)
         }
-        OpKind::Binary(_) | OpKind::Unary(_) | OpKind::Compare | OpKind::Select => {
+        OpKind::Binary(_)
+        | OpKind::Unary(_)
+        | OpKind::Convert
+        | OpKind::Compare
+        | OpKind::Select => {
             if let Some(t) = operands.iter().find(|t| t.geometry() != result) {
                 return Err(format!(
                     "operand {t} does not match the result, {}",
@@ -216,20 +220,22 @@ fn evaluate_op(op: &Op, operands: &[&Tile], result_ty: &TileType) -> Result<(Til
         Storage::Predicate => Tile::predicate(rows, cols, vr, vc),
     }
     .map_err(|e| e.0)?;
-    let cmode = match info.kind {
-        OpKind::Compare => Some(cmode_of(op)?),
-        _ => None,
+    let cmode = if info.kind.datr_fields().cmode {
+        Some(cmode_of(op)?)
+    } else {
+        None
     };
     let views: Vec<View> = operands.iter().map(|t| t.view()).collect();
     let job = Job {
         kind: info.kind,
         src_type,
         dst_type: result_ty.dtype,
+        control: op.control,
+        cmode,
         sources: &views,
         out_cols: cols as usize,
         out: &mut out.elements,
         domain: (domain.0 as usize, domain.1 as usize),
-        cmode,
     };
     let flags = kernels::execute(job).map_err(|e| e.to_string())?;
     publish_padding(&mut out, result_ty.pad);

@@ -7,9 +7,11 @@ mod common;
 use common::*;
 use proptest::prelude::*;
 use ptoc_ir::{Function, Location, TileType};
+use ptoc_isa::encoding::Datr;
 use ptoc_isa::ops::{OperandRole, CATALOGUE, CMODE_ATTR};
 use ptoc_isa::{
-    Axis, DataType, ElementOp, OpInfo, OpKind, PadValue, ResultKind, SizeCode, Storage,
+    Axis, DataType, ElementOp, Instruction, NumericControl, OpInfo, OpKind, PadValue, ResultKind,
+    SizeCode, Storage,
 };
 use ptoc_runtime::{evaluate_with_flags, Machine, Tile};
 
@@ -45,6 +47,8 @@ struct Case {
     vc: u32,
     cols: u32,
     pad: PadValue,
+    /// B.DATR RMode and Sat (TCVT only).
+    control: NumericControl,
 }
 
 fn make_tile(
@@ -54,7 +58,19 @@ fn make_tile(
     seed: &[(u64, Option<usize>)],
     nonzero: bool,
 ) -> Tile {
-    let size = SizeCode::smallest_for(valid.0, cols, dtype.bits()).unwrap();
+    make_tile_rows(dtype, cols, valid, valid.0, seed, nonzero)
+}
+
+/// A tile of at least `rows` physical rows.
+fn make_tile_rows(
+    dtype: DataType,
+    cols: u32,
+    valid: (u32, u32),
+    rows: u32,
+    seed: &[(u64, Option<usize>)],
+    nonzero: bool,
+) -> Tile {
+    let size = SizeCode::smallest_for(rows.max(valid.0), cols, dtype.bits()).unwrap();
     let n = (valid.0 * valid.1) as usize;
     let values: Vec<u64> = (0..n)
         .map(|i| {
@@ -79,7 +95,14 @@ fn run_case(c: &Case, seed: &[(u64, Option<usize>)]) -> Result<(), TestCaseError
             c.op.kind,
             OpKind::Binary(ElementOp::Div) | OpKind::Expand(_, Some(ElementOp::Div))
         );
-    let full = make_tile(c.src, c.cols, (c.vr, c.vc), seed, false);
+    // A TCVT source needs as many rows as the smallest destination of its width has.
+    let rows = match c.op.result {
+        ResultKind::Converted => SizeCode::smallest_for(1, c.cols, c.dst.bits())
+            .and_then(|s| s.derived_rows(c.cols, c.dst.bits()))
+            .unwrap_or(1),
+        _ => 1,
+    };
+    let full = make_tile_rows(c.src, c.cols, (c.vr, c.vc), rows, seed, false);
     let right = make_tile(c.src, c.cols, (c.vr, c.vc), &seed[1..], int_div);
     let axis = match c.op.kind {
         OpKind::Expand(a, _) | OpKind::Reduce(a, _) => a,
@@ -119,7 +142,7 @@ fn run_case(c: &Case, seed: &[(u64, Option<usize>)]) -> Result<(), TestCaseError
         _ => (c.cols, c.vr, c.vc),
     };
     let size = match c.op.result {
-        ResultKind::SameAsSource | ResultKind::ExpDif => {
+        ResultKind::SameAsSource | ResultKind::ExpDif | ResultKind::Converted => {
             SizeCode::giving_rows(tiles[0].rows, c.cols, c.dst.bits())
         }
         ResultKind::Predicate => SizeCode::for_predicate(tiles[0].rows, c.cols),
@@ -138,14 +161,22 @@ fn run_case(c: &Case, seed: &[(u64, Option<usize>)]) -> Result<(), TestCaseError
         )
         .unwrap();
     }
-    let datr_dtype = if c.op.result == ResultKind::ExpDif {
+    let retyped = matches!(c.op.result, ResultKind::ExpDif | ResultKind::Converted);
+    let datr_dtype = if retyped {
         Some(c.dst)
     } else {
         Some(DataType::FP64)
     };
     let compare = c.op.kind == OpKind::Compare;
-    let datr_word = (c.pad != PadValue::Null || c.op.result == ResultKind::ExpDif || compare)
-        .then(|| datr(datr_dtype, c.pad) | (u32::from(compare) * cmode.code() as u32) << 29);
+    let datr_word = (c.pad != PadValue::Null || retyped || compare).then(|| {
+        Instruction::BDatr(Datr {
+            cmode: if compare { cmode.code() } else { 0 },
+            rmode: c.control.rmode_code(),
+            sat: c.control.sat,
+            ..Datr::with(datr_dtype, c.pad)
+        })
+        .encode()
+    });
     let lb2 = if c.cols != c.vc { c.cols } else { 0 };
     let mut words = vec![bstart(c.op.mnemonic, c.src)];
     words.extend(datr_word);
@@ -182,6 +213,7 @@ fn run_case(c: &Case, seed: &[(u64, Option<usize>)]) -> Result<(), TestCaseError
         let attr = ptoc_ir::Attr::Str(cmode.mlir_name().into());
         f.ops[0].attrs.insert(CMODE_ATTR.into(), attr);
     }
+    f.ops[0].control = c.control;
     f.results.push(r);
     let eval = evaluate_with_flags(&f, &tiles).map_err(|e| TestCaseError::fail(e.to_string()))?;
     let want = &eval.results[0];
@@ -221,15 +253,25 @@ fn case() -> impl Strategy<Value = Case> {
         1u32..5,
         1u32..6,
         0usize..4,
+        any::<prop::sample::Index>(),
+        (0u8..8, any::<bool>()),
     )
-        .prop_map(|(i, t, vr, vc, pad)| {
+        .prop_map(|(i, t, vr, vc, pad, d, (rmode, sat))| {
             let op = &CATALOGUE[i];
             let src = *t.get(op.legal_types);
-            let dst = match op.result {
-                ResultKind::Index => DataType::U32,
-                ResultKind::Predicate => ptoc_isa::dtype::PREDICATE_DTYPE,
-                ResultKind::ExpDif if src != DataType::FP32 && t.index(2) == 1 => DataType::FP32,
-                _ => src,
+            let (dst, control) = match op.result {
+                ResultKind::Index => (DataType::U32, NumericControl::default()),
+                ResultKind::Predicate => {
+                    (ptoc_isa::dtype::PREDICATE_DTYPE, NumericControl::default())
+                }
+                ResultKind::ExpDif if src != DataType::FP32 && t.index(2) == 1 => {
+                    (DataType::FP32, NumericControl::default())
+                }
+                ResultKind::Converted => (
+                    *d.get(ptoc_isa::dtype::ARITHMETIC),
+                    NumericControl::from_fields(rmode, sat),
+                ),
+                _ => (src, NumericControl::default()),
             };
             Case {
                 op,
@@ -239,6 +281,7 @@ fn case() -> impl Strategy<Value = Case> {
                 vc,
                 cols: vc.next_power_of_two(),
                 pad: PadValue::ALL[pad],
+                control,
             }
         })
 }
@@ -263,17 +306,29 @@ fn every_op_and_type_agrees_on_fixed_values() {
         .collect();
     for op in CATALOGUE {
         for &src in op.legal_types {
-            let dst = op.result.encoded(src, src);
-            let c = Case {
-                op,
-                src,
-                dst,
-                vr: 3,
-                vc: 5,
-                cols: 8,
-                pad: PadValue::Max,
+            // TCVT: every destination, with a directed mode and saturation on half of them.
+            let dsts: Vec<(DataType, NumericControl)> = match op.result {
+                ResultKind::Converted => op
+                    .legal_types
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &d)| (d, NumericControl::from_fields(i as u8 % 8, i % 2 == 1)))
+                    .collect(),
+                _ => vec![(op.result.encoded(src, src), NumericControl::default())],
             };
-            run_case(&c, &seed).unwrap();
+            for (dst, control) in dsts {
+                let c = Case {
+                    op,
+                    src,
+                    dst,
+                    vr: 3,
+                    vc: 5,
+                    cols: 8,
+                    pad: PadValue::Max,
+                    control,
+                };
+                run_case(&c, &seed).unwrap();
+            }
         }
     }
 }

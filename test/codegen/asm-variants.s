@@ -29,7 +29,7 @@ B.IOR a0, a1
 .word 0xDEADBEEF
 BSTOP
 ; CHECK:      BSTART.TEPL 3, 0, U8
-; CHECK-NEXT: B.DATR {NORM, FP32, Zero, EQ, RNE, 0, 0}
+; CHECK-NEXT: B.DATR DataType=FP32, PadValue=Zero, RMode=RNE
 ; CHECK-NEXT: B.DIM a0, 16, ->LB0
 ; CHECK-NEXT: B.IOR a0, a1, zero, ->zero
 ; CHECK-NEXT: .word 0xDEADBEEF  ; word 0xdeadbeef

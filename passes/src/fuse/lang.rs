@@ -7,12 +7,18 @@
 //! included), and hash-consing never merges two ops that differ only in their result type (an
 //! expand copy's full shape is not implied by its operand).
 //!
+//! An op node also carries what the op reads from B.DATR besides its types and pad ([`OpControl`]:
+//! TCVT's RMode and Sat, `pto.rmode` and `pto.sat`; TCMP's CMode, `pto.cmode`), so two conversions
+//! that round differently, or two comparisons by different relations, are never one class.
+//! Patterns spell no control, so the rules only create nodes with the default one.
+//!
 //! Op names come from [`ptoc_isa::ops::CATALOGUE`] (the lower-case mnemonic), never from a second
 //! table.
 
 use egg::{Analysis, DidMerge, EGraph, FromOp, Id, Language};
-use ptoc_ir::TileType;
-use ptoc_isa::ops::{self, OpInfo, CATALOGUE};
+use ptoc_ir::{Attr, Op, TileType};
+use ptoc_isa::ops::{self, OpInfo, CATALOGUE, CMODE_ATTR};
+use ptoc_isa::{CmpMode, NumericControl};
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
@@ -53,8 +59,47 @@ impl FromStr for OpCode {
     }
 }
 
-/// Most children an op node has: two sources and the result-type leaf.
-const MAX_CHILDREN: usize = 3;
+/// Most children an op node has: three sources (TSEL) and the result-type leaf.
+const MAX_CHILDREN: usize = 4;
+
+/// What an op reads from B.DATR besides its types and pad (`OpKind::datr_fields`): RMode and Sat
+/// (TCVT, the IR op's `control`) and CMode (TCMP, its `pto.cmode` attribute; docs/isa.md §1.9,
+/// §1.10). Part of what the op computes, so part of its e-node.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct OpControl {
+    pub numeric: NumericControl,
+    pub cmode: Option<CmpMode>,
+}
+
+impl OpControl {
+    /// The control of `op`; `None` when an op that reads CMode has no relation in `pto.cmode`
+    /// (an error `pto-verify` reports).
+    pub fn of(op: &Op) -> Option<OpControl> {
+        let cmode = if op.info.kind.datr_fields().cmode {
+            match op.attrs.get(CMODE_ATTR) {
+                Some(Attr::Str(name)) => Some(CmpMode::from_mlir_name(name)?),
+                _ => return None,
+            }
+        } else {
+            None
+        };
+        Some(OpControl {
+            numeric: op.control,
+            cmode,
+        })
+    }
+
+    /// Give `op` this control: its `control` field and, with a relation, its `pto.cmode`.
+    pub fn apply(self, op: &mut Op) {
+        op.control = self.numeric;
+        if let Some(mode) = self.cmode {
+            op.attrs.insert(
+                CMODE_ATTR.to_string(),
+                Attr::Str(mode.mlir_name().to_string()),
+            );
+        }
+    }
+}
 
 /// One e-node.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -67,14 +112,21 @@ pub enum TileNode {
     /// `ids` are always `Id(0)`, so the derived order and hash only see the used ones.
     Op {
         code: OpCode,
+        control: OpControl,
         arity: u8,
         ids: [Id; MAX_CHILDREN],
     },
 }
 
 impl TileNode {
-    /// An op node over `sources` with result type class `ty`; `None` if there are too many sources.
+    /// An op node over `sources` with result type class `ty` and the default control; `None` if
+    /// there are too many sources.
     pub fn op(code: OpCode, sources: &[Id], ty: Id) -> Option<TileNode> {
+        TileNode::op_with(code, OpControl::default(), sources, ty)
+    }
+
+    /// [`TileNode::op`] with the op's control.
+    pub fn op_with(code: OpCode, control: OpControl, sources: &[Id], ty: Id) -> Option<TileNode> {
         if sources.len() + 1 > MAX_CHILDREN {
             return None;
         }
@@ -83,9 +135,18 @@ impl TileNode {
         ids[sources.len()] = ty;
         Some(TileNode::Op {
             code,
+            control,
             arity: sources.len() as u8 + 1,
             ids,
         })
+    }
+
+    /// The op's control (the default for leaves).
+    pub fn control(&self) -> OpControl {
+        match self {
+            TileNode::Op { control, .. } => *control,
+            TileNode::Type(_) | TileNode::Arg(_) => OpControl::default(),
+        }
     }
 
     /// The op's sources (all children but the type leaf); empty for leaves.
@@ -128,13 +189,19 @@ impl Language for TileNode {
             (TileNode::Type(a), TileNode::Type(b)) => a == b,
             (TileNode::Arg(a), TileNode::Arg(b)) => a == b,
             (
-                TileNode::Op { code, arity, .. },
+                TileNode::Op {
+                    code,
+                    control,
+                    arity,
+                    ..
+                },
                 TileNode::Op {
                     code: c2,
+                    control: k2,
                     arity: a2,
                     ..
                 },
-            ) => code == c2 && arity == a2,
+            ) => code == c2 && control == k2 && arity == a2,
             _ => false,
         }
     }

@@ -270,8 +270,17 @@ fn expand_once(axis: Axis, kind: OpKind) -> Option<TileRewrite> {
     let names: &[(&str, &str)] = match kind {
         OpKind::Binary(_) => &[("?b", "?tb"), ("?c", "?tc")],
         OpKind::Unary(_) => &[("?b", "?tb")],
-        // TCMP and TSEL never reach the e-graph ([`super::build`] leaves their functions alone).
-        OpKind::Expand(..) | OpKind::Reduce(..) | OpKind::Compare | OpKind::Select => return None,
+        // TCVT gets no rule. `tcvt(trowexpand(b))` → `trowexpand(tcvt(b))` would be exact for
+        // the same reasons (elementwise, flags a sticky OR, the same elements checked), but
+        // the small conversion needs a type no operand has (b's geometry in the result's
+        // element type) and the node's numeric control, which patterns do not spell. TCMP and
+        // TSEL get none either: the small op's result (TCMP) or mask (TSEL) would be a
+        // predicate, and no expand copies a predicate.
+        OpKind::Expand(..)
+        | OpKind::Reduce(..)
+        | OpKind::Convert
+        | OpKind::Compare
+        | OpKind::Select => return None,
     };
     let expands: Vec<String> = names
         .iter()

@@ -823,7 +823,7 @@ mod random {
                         }
                     }
                 }
-                OpKind::Unary(_) | OpKind::Compare | OpKind::Select => {
+                OpKind::Unary(_) | OpKind::Compare | OpKind::Select | OpKind::Convert => {
                     unreachable!("not generated")
                 }
             }
@@ -875,4 +875,97 @@ mod random {
             prop_assert!(dump(&again) == dump(&fused));
         }
     }
+}
+
+/// Two conversions of one source that differ only in their rounding mode are two values: the
+/// e-graph keeps an op's numeric control in its node, and fusion keeps both with their controls.
+/// Two identical ones are one value (their results are equal bit for bit, flags a sticky OR).
+#[test]
+fn conversions_with_different_controls_stay_apart() {
+    use ptoc_isa::{NumericControl, RoundingMode};
+    let mut b = Builder::new();
+    let x = b.arg("x", full());
+    let int = TileType::new(16, 64, DataType::S32);
+    let a = b.op("TCVT", &[x], int, "a");
+    let c = b.op("TCVT", &[x], int, "c");
+    let d = b.op("TCVT", &[x], int, "d");
+    let r = b.op("TADD", &[a, c], int, "r");
+    let s = b.op("TADD", &[r, d], int, "s");
+    let mut f = b.ret(&[s]);
+    let rna = NumericControl {
+        rmode: Some(RoundingMode::Rna),
+        sat: true,
+    };
+    f.ops[0].control = rna;
+    f.ops[2].control = rna;
+    run_with(&mut f, 2);
+    let controls: Vec<NumericControl> = f
+        .ops
+        .iter()
+        .filter(|op| op.info.mnemonic == "TCVT")
+        .map(|op| op.control)
+        .collect();
+    assert_eq!(controls, [rna, NumericControl::default()], "{:#?}", f.ops);
+}
+
+/// TCMP's relation is part of its e-node: two comparisons of the same operands by different
+/// relations are two values, two by the same relation one (equal bits, flags a sticky OR), and
+/// each keeps its `pto.cmode` (docs/isa.md §1.9).
+#[test]
+fn comparisons_with_different_relations_stay_apart() {
+    use ptoc_ir::Attr;
+    use ptoc_isa::ops::CMODE_ATTR;
+    let mut b = Builder::new();
+    let x = b.arg("x", full());
+    let y = b.arg("y", full());
+    let pred = TileType::predicate(16, 64);
+    let lt = b.op("TCMP", &[x, y], pred, "lt");
+    let ge = b.op("TCMP", &[x, y], pred, "ge");
+    let lt2 = b.op("TCMP", &[x, y], pred, "lt2");
+    let mut f = b.ret(&[lt, ge, lt2]);
+    for (op, mode) in f.ops.iter_mut().zip(["lt", "ge", "lt"]) {
+        op.attrs.insert(CMODE_ATTR.into(), Attr::Str(mode.into()));
+    }
+    run(&mut f);
+    let modes: Vec<Option<&Attr>> = f.ops.iter().map(|op| op.attrs.get(CMODE_ATTR)).collect();
+    let (lt, ge) = (Attr::Str("lt".into()), Attr::Str("ge".into()));
+    assert_eq!(modes, [Some(&lt), Some(&ge)], "{}", dump(&f));
+    let [a, c, d] = f.results[..] else {
+        panic!("{}", dump(&f))
+    };
+    assert_eq!((a == d, a == c), (true, false), "{}", dump(&f));
+}
+
+/// A function with TCMP and TSEL is fused like any other: the broadcast feeding both folds into
+/// its expand op, and the comparison and the selection keep their operands' values and the
+/// comparison its relation.
+#[test]
+fn a_broadcast_feeding_a_comparison_and_a_selection_is_fused() {
+    use ptoc_ir::Attr;
+    use ptoc_isa::ops::CMODE_ATTR;
+    let mut b = Builder::new();
+    let x = b.arg("x", full());
+    let v = b.arg("v", row());
+    let e = b.op("TROWEXPAND", &[v], full(), "e");
+    let s = b.op("TADD", &[x, e], full(), "s");
+    let p = b.op("TCMP", &[s, x], TileType::predicate(16, 64), "p");
+    let r = b.op("TSEL", &[p, s, x], full(), "r");
+    let mut f = b.ret(&[r]);
+    let gt = Attr::Str("gt".into());
+    f.ops[2].attrs.insert(CMODE_ATTR.into(), gt.clone());
+    run(&mut f);
+    assert_eq!(
+        mnemonics(&f),
+        ["trowexpandadd", "tcmp", "tsel"],
+        "{}",
+        dump(&f)
+    );
+    let [add, cmp, sel] = &f.ops[..] else {
+        unreachable!()
+    };
+    assert_eq!(add.operands, [f.args[0], f.args[1]]);
+    assert_eq!(cmp.operands, [add.result, f.args[0]]);
+    assert_eq!(cmp.attrs.get(CMODE_ATTR), Some(&gt));
+    assert_eq!(sel.operands, [cmp.result, add.result, f.args[0]]);
+    assert_eq!(f.results, [sel.result]);
 }

@@ -3,10 +3,11 @@
 //! Every element is a `u64` carrier whose low `bits` bits are significant; results always have the
 //! upper bits zero. (Tiles store elements at their native width, [`crate::elements`]; MIN/MAX also
 //! run on those carriers directly, [`minmax::float_pick_in`].) Each operation returns `(result bits, status flags)`. Files: [`format`] (float
-//! layouts), [`round`] (the single RNE rounder), [`float_arith`], [`minmax`], [`integer`],
+//! layouts), [`round`] (the single rounder, RNE or a TCVT mode), [`convert`] (TCVT), [`compare`] (TCMP), [`float_arith`], [`minmax`], [`integer`],
 //! [`exp`], [`lane`] (per-type static dispatch for the hot loops) and [`reduce`] (ordered folds).
 
 pub mod compare;
+pub mod convert;
 pub mod exp;
 pub mod float_arith;
 /// The float formats are ISA facts; the numerics work on their unpacked values.

@@ -1,31 +1,64 @@
-//! The one rounding routine: an exact value `±mant · 2^exp` to a float format, RNE, with flags.
+//! The one rounding routine: an exact value `±mant · 2^exp` to a float format or to an integer,
+//! under a rounding mode, with flags.
 //!
 //! Every float result in the runtime is produced here, so rounding, gradual underflow (tininess
-//! detected after rounding), overflow (±inf, or the canonical NaN for E4M3, §9 decision 7), signed
-//! zeros and the NX/UF/OF flags are decided in one place (docs/isa.md §5.1–5.4).
+//! detected after rounding), overflow (±inf, the largest finite value for the modes that round
+//! toward it, or the canonical NaN for E4M3, §9 decision 7), signed zeros and the NX/UF/OF flags
+//! are decided in one place (docs/isa.md §5.1–5.4). Arithmetic rounds RNE ([`round_exact`]); TCVT
+//! rounds under its B.DATR RMode ([`round_exact_in`], [`round_to_integer`], docs/isa.md §1.10).
 
 use super::format::{Class, Format, FP64};
 use super::{Flags, NX, OF, UF};
+use ptoc_isa::RoundingMode;
 
-/// `mant >> shift` rounded to nearest, ties to even, and whether any bit was dropped.
-fn shift_rne(mant: u128, shift: i32) -> (u128, bool) {
+/// Whether a dropped remainder makes a quotient one larger in magnitude under `mode`. `rem`
+/// compares the remainder with half a unit of the last place; `odd` is the quotient's last bit.
+fn rounds_up(
+    mode: RoundingMode,
+    negative: bool,
+    rem: std::cmp::Ordering,
+    odd: bool,
+    inexact: bool,
+) -> bool {
+    use std::cmp::Ordering::*;
+    match mode {
+        RoundingMode::Rne => rem == Greater || (rem == Equal && odd),
+        RoundingMode::Rna => rem != Less,
+        // Ties to the numerically greater candidate: away from zero when positive.
+        RoundingMode::Rhb => rem == Greater || (rem == Equal && !negative),
+        RoundingMode::Rtz => false,
+        RoundingMode::Rdn => inexact && negative,
+        RoundingMode::Rup => inexact && !negative,
+        // Round to odd: a dropped bit makes the last kept bit 1.
+        RoundingMode::Rto => inexact && !odd,
+    }
+}
+
+/// The magnitude `mant >> shift` rounded under `mode` for a value of sign `negative`, and whether
+/// any bit was dropped.
+fn shift_round(mant: u128, shift: i32, negative: bool, mode: RoundingMode) -> (u128, bool) {
     if shift <= 0 {
         return (mant << (-shift) as u32, false);
     }
-    if shift > 128 {
-        return (0, mant != 0);
-    }
-    let (q, rem) = if shift == 128 {
-        (0, mant)
+    let (q, rem, half) = if shift > 128 {
+        // Below half a unit: the remainder is the whole value, less than 2^128 ≤ half.
+        (0, mant, None)
+    } else if shift == 128 {
+        (0, mant, Some(1u128 << 127))
     } else {
-        (mant >> shift, mant & ((1u128 << shift) - 1))
+        (
+            mant >> shift,
+            mant & ((1u128 << shift) - 1),
+            Some(1u128 << (shift - 1)),
+        )
     };
-    let half = 1u128 << (shift - 1);
-    let up = rem > half || (rem == half && q & 1 == 1);
-    (q + up as u128, rem != 0)
+    let inexact = rem != 0;
+    let against_half = half.map_or(std::cmp::Ordering::Less, |h| rem.cmp(&h));
+    let up = inexact && rounds_up(mode, negative, against_half, q & 1 == 1, inexact);
+    (q + up as u128, inexact)
 }
 
-/// Round the exact value `(-1)^negative · mant · 2^exp` to `fmt`.
+/// Round the exact value `(-1)^negative · mant · 2^exp` to `fmt`, ties to even.
 ///
 /// `known_inexact` says the value itself is already an approximation (EXP), so NX (and UF when the
 /// result is tiny) are raised even if this last rounding is exact.
@@ -35,6 +68,22 @@ pub fn round_exact(
     mant: u128,
     exp: i32,
     known_inexact: bool,
+) -> (u64, Flags) {
+    round_exact_in(fmt, negative, mant, exp, known_inexact, RoundingMode::Rne)
+}
+
+/// [`round_exact`] under any rounding mode. On overflow the result is ±infinity when the mode
+/// rounds away from zero for this sign (RNE, RNA and RHB always; RUP for positive, RDN for
+/// negative values) and the largest finite value otherwise (RTZ, RTO, and the other directed
+/// mode), as IEEE 754 specifies for the directed modes; E4M3, which has no infinity, gives its
+/// NaN where an infinity would be (docs/isa.md §9 decision 7). Either way OF|NX.
+pub fn round_exact_in(
+    fmt: &Format,
+    negative: bool,
+    mant: u128,
+    exp: i32,
+    known_inexact: bool,
+    mode: RoundingMode,
 ) -> (u64, Flags) {
     if mant == 0 {
         let flags = if known_inexact { UF | NX } else { 0 };
@@ -47,12 +96,12 @@ pub fn round_exact(
     // Tininess after rounding: the result rounded to full precision with an unbounded exponent
     // is still below 2^emin.
     let tiny = top < emin && {
-        let (q, _) = shift_rne(mant, msb + 1 - precision);
+        let (q, _) = shift_round(mant, msb + 1 - precision, negative, mode);
         let carried = q >> precision != 0;
         top + (carried as i32) < emin
     };
     let lsb = (top + 1 - precision).max(emin - fmt.frac_bits as i32);
-    let (mut q, dropped) = shift_rne(mant, lsb - exp);
+    let (mut q, dropped) = shift_round(mant, lsb - exp, negative, mode);
     let mut lsb = lsb;
     if q >> precision != 0 {
         q >>= 1;
@@ -75,9 +124,34 @@ pub fn round_exact(
     };
     let frac = (q & frac_mask) as u64;
     if fmt.exceeds_max_finite(biased as u64, frac) {
-        return (fmt.inf_or_nan(negative), OF | NX);
+        let to_infinity = match mode {
+            RoundingMode::Rne | RoundingMode::Rna | RoundingMode::Rhb => true,
+            RoundingMode::Rup => !negative,
+            RoundingMode::Rdn => negative,
+            RoundingMode::Rtz | RoundingMode::Rto => false,
+        };
+        let bits = if to_infinity {
+            fmt.inf_or_nan(negative)
+        } else {
+            fmt.max_finite_bits(negative)
+        };
+        return (bits, OF | NX);
     }
     (fmt.pack(negative, biased as u64, frac), flags)
+}
+
+/// The magnitude of the exact value `(-1)^negative · mant · 2^exp` rounded to an integer under
+/// `mode`, and whether it was inexact; `None` when the magnitude is 2^128 or more.
+pub fn round_to_integer(
+    negative: bool,
+    mant: u128,
+    exp: i32,
+    mode: RoundingMode,
+) -> Option<(u128, bool)> {
+    if mant != 0 && exp > 0 && (mant.leading_zeros() as i32) < exp {
+        return None;
+    }
+    Some(shift_round(mant, -exp, negative, mode))
 }
 
 /// Round a binary64 value to `fmt` (one RNE rounding of the f64 value itself).
@@ -172,6 +246,95 @@ mod tests {
         assert_eq!(
             round_exact(&HF32, false, (1 << 23) + (1 << 12), -23, false),
             (0x3F80_1000, 0)
+        );
+    }
+
+    /// The spec's `rounding` vectors to S32 (`spec/evidence/pto-isa-0583-hardware-numeric-vectors.json`),
+    /// as integer roundings of exact binary values.
+    #[test]
+    fn integer_rounding_follows_the_spec_vectors() {
+        use RoundingMode::*;
+        // (value as mant·2^exp, mode, expected signed result)
+        let cases: &[(f64, RoundingMode, i64)] = &[
+            (2.5, Rne, 2),
+            (3.5, Rne, 4),
+            (-1.9, Rtz, -1),
+            (-1.1, Rdn, -2),
+            (1.1, Rup, 2),
+            (2.1, Rna, 2),
+            (-2.1, Rna, -2),
+            (2.5, Rna, 3),
+            (-2.5, Rna, -3),
+            (2.0, Rto, 2),
+            (2.25, Rto, 3),
+            (-2.25, Rto, -3),
+            (2.5, Rhb, 3),
+            (-2.5, Rhb, -2),
+        ];
+        for &(x, mode, want) in cases {
+            let u = FP64.unpack(x.to_bits());
+            let Class::Finite { mant, exp } = u.class else {
+                panic!("{x}")
+            };
+            let (mag, inexact) = round_to_integer(u.negative, mant as u128, exp, mode).unwrap();
+            let got = if u.negative {
+                -(mag as i64)
+            } else {
+                mag as i64
+            };
+            assert_eq!(got, want, "{x} {mode:?}");
+            assert_eq!(inexact, x.fract() != 0.0, "{x} {mode:?}");
+        }
+        assert_eq!(round_to_integer(false, 1, 128, Rne), None);
+        assert_eq!(
+            round_to_integer(false, 1, 127, Rne),
+            Some((1 << 127, false))
+        );
+        // Far below one half: directed modes still see the sticky bit.
+        assert_eq!(round_to_integer(false, 1, -300, Rup), Some((1, true)));
+        assert_eq!(round_to_integer(true, 1, -300, Rup), Some((0, true)));
+    }
+
+    #[test]
+    fn overflow_depends_on_the_mode() {
+        use RoundingMode::*;
+        for (mode, pos, neg) in [
+            (Rne, 0x7C00, 0xFC00),
+            (Rtz, 0x7BFF, 0xFBFF),
+            (Rup, 0x7C00, 0xFBFF),
+            (Rdn, 0x7BFF, 0xFC00),
+            (Rto, 0x7BFF, 0xFBFF),
+            (Rna, 0x7C00, 0xFC00),
+            (Rhb, 0x7C00, 0xFC00),
+        ] {
+            assert_eq!(
+                round_exact_in(&FP16, false, 1 << 20, 0, false, mode),
+                (pos, OF | NX)
+            );
+            assert_eq!(
+                round_exact_in(&FP16, true, 1 << 20, 0, false, mode),
+                (neg, OF | NX)
+            );
+        }
+        // E4M3: where an infinity would be, its NaN; else 448.
+        assert_eq!(
+            round_exact_in(&E4M3, false, 1000, 0, false, Rne),
+            (0x7F, OF | NX)
+        );
+        assert_eq!(
+            round_exact_in(&E4M3, true, 1000, 0, false, Rtz),
+            (0xFE, OF | NX)
+        );
+        // Just above the largest finite value, RTZ keeps it without overflow.
+        assert_eq!(round_exact_in(&E4M3, false, 449, 0, false, Rtz), (0x7E, NX));
+        // RHB ties toward +inf: -(65504 + 16) ties to -65504, +(65504+16) overflows.
+        assert_eq!(
+            round_exact_in(&FP16, true, 65520, 0, false, Rhb),
+            (0xFBFF, NX)
+        );
+        assert_eq!(
+            round_exact_in(&FP16, false, 65520, 0, false, Rhb),
+            (0x7C00, OF | NX)
         );
     }
 
