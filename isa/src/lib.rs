@@ -40,7 +40,7 @@ pub enum FaultClass {
     DataAlignment,
     /// A GM element outside the buffer its base points into (docs/isa.md §15, §9 decision 19).
     DataPage,
-    /// A branch to a target outside the kernel's code (docs/isa.md §17 decision 33).
+    /// A branch to a target outside the kernel's code (docs/isa.md §17 decision 39).
     InstructionPage,
     /// Not an ISA fault: the interpreter's step budget ran out (a kernel that does not end).
     StepLimit,

@@ -2,7 +2,7 @@
 //! §2.3–2.8, §12.2–§12.3).
 //!
 //! Header rules checked as each word arrives: header commands only before the body (the first
-//! other instruction starts it, docs/isa.md §17 decision 31), B.DATR at most once, each LB at most
+//! other instruction starts it, docs/isa.md §17 decision 37), B.DATR at most once, each LB at most
 //! once, at most one B.IOR, and the B.IOT binding stream (`PEMode=000` a strict no-op, nothing
 //! after the L=1 binding, equal masks, at most [`PROFILE.max_bindings`] bindings). Everything that
 //! needs the op or the tiles is checked at commit, in [`crate::machine`].

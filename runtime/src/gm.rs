@@ -4,7 +4,7 @@
 //! A TLOAD or TSTORE names a base address; every element it touches must lie wholly inside the
 //! buffer that base points into. Accesses are checked for the whole rectangle before any byte
 //! moves, alignment first (Fault_DataAlignment), then the buffer (Fault_DataPage), in row-major
-//! order, so the first failing element decides the fault (docs/isa.md §13.8, §17 decision 40).
+//! order, so the first failing element decides the fault (docs/isa.md §13.8, §17 decision 46).
 //! Nothing here can read or write outside a buffer of the host.
 
 use ptoc_isa::FaultClass;

@@ -3,8 +3,8 @@
 //!
 //! Execution follows the program counter: a BSTART commits the open block and opens the next; a
 //! standard block's commit picks the next address (its target when DIRECT, or COND and its SETC
-//! held; docs/isa.md §12.2, §17 decision 32); a kernel ends when the counter reaches the end of its
-//! words with no block open (§17 decision 33). Scalar instructions run as they are reached.
+//! held; docs/isa.md §12.2, §17 decision 38); a kernel ends when the counter reaches the end of its
+//! words with no block open (§17 decision 39). Scalar instructions run as they are reached.
 //!
 //! A bundle executes when it commits (at BSTOP or the next BSTART). Commit checks, in order: empty
 //! (mask-0) stream, op decode, binding completeness, B.IOR/B.IOS, B.DATR applicability, the closed
@@ -307,7 +307,7 @@ impl Machine {
             };
             if let Some(start) = start {
                 // A BSTART commits the open block first; a taken branch continues at its target
-                // instead of here (docs/isa.md §17 decision 32).
+                // instead of here (docs/isa.md §17 decision 38).
                 if let Some(prev) = block.take() {
                     if let Some(target) = self.commit(&prev)? {
                         pc = target;
@@ -966,7 +966,7 @@ fn destination_type(op: &OpInfo, src_type: DataType, datr: Option<Datr>) -> Chec
 
 /// Run one scalar instruction in the open block, if any. SETC belongs in the body of a COND
 /// standard block, once (docs/isa.md §12.4); any scalar instruction starts the body (§17
-/// decision 31). A fault changes nothing.
+/// decision 37). A fault changes nothing.
 fn execute_scalar(
     core: &mut ScalarCore,
     inst: &ScalarInst,
@@ -1017,7 +1017,7 @@ impl From<(FaultClass, String)> for CommitFault {
 }
 
 /// A BSTART.STD's target must be a 32-bit word of the kernel, or its end (docs/isa.md §12.1,
-/// §17 decision 33). IND and RET need a return or indirect address ptoc's leaf kernels never have.
+/// §17 decision 39). IND and RET need a return or indirect address ptoc's leaf kernels never have.
 fn check_std_start(s: StdStart, pc: u64, end: u64) -> Checked<()> {
     match s.transfer {
         Transfer::Fall => Ok(()),

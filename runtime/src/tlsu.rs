@@ -6,8 +6,8 @@
 //! whole rectangle (Fault_DataAlignment, Fault_DataPage). Only then does anything move.
 //!
 //! Where the model is looser than the contract, the interpreter follows docs/isa.md §17: a zero LB
-//! is illegal (decision 38); a TSTORE's B.DIM, when present, must describe its source (36); its
-//! BSTART DataType must be the source's (37). It models only the NORM layout and the 16
+//! is illegal (decision 44); a TSTORE's B.DIM, when present, must describe its source (42); its
+//! BSTART DataType must be the source's (43). It models only the NORM layout and the 16
 //! arithmetic DataTypes a tile can hold in ptoc.
 
 use crate::bundle::Block;

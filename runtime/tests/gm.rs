@@ -142,7 +142,7 @@ fn tstore_faults_change_no_byte() {
         .unwrap_err();
     assert_eq!((f.class, f.address), (FaultClass::DataPage, Some(out + 12)));
     assert_eq!(m.gm_buffer(out).unwrap(), &[7; 12]);
-    // The BSTART DataType must be the source's (docs/isa.md §17 decision 37).
+    // The BSTART DataType must be the source's (docs/isa.md §17 decision 43).
     let f = m
         .run(&[0x0811_1181, IOT_FROM_T1, IOR_A0_A1, BSTOP])
         .unwrap_err();
