@@ -461,6 +461,16 @@ fn parse_bstart_alias(c: &mut Cursor, alias: &str) -> PResult<Instruction> {
     let Some(op) = ops::by_mnemonic(&tok.text) else {
         return c.error_at(tok.col, format!("unknown tile op '{}'", tok.text));
     };
+    if let ops::Carrier::Tlsu(t) = op.carrier {
+        return c.error_at(
+            tok.col,
+            format!(
+                "{} opens with its own block start: write BSTART.{} DataType",
+                op.mnemonic,
+                t.mnemonic()
+            ),
+        );
+    }
     if op.engine.alias() != alias {
         return c.error_at(
             tok.col,
@@ -475,11 +485,7 @@ fn parse_bstart_alias(c: &mut Cursor, alias: &str) -> PResult<Instruction> {
     }
     c.comma()?;
     let dtype = c.dtype()?;
-    Ok(Instruction::BStart(BStart {
-        mode: op.mode,
-        function: op.function,
-        dtype,
-    }))
+    Ok(op.bstart(dtype))
 }
 
 /// `BSTART.STD FALL|IND|RET` or `BSTART.STD DIRECT|COND, .±N` (N: byte offset from this BSTART).

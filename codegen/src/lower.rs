@@ -9,9 +9,9 @@
 use crate::metadata::TileMeta;
 use crate::{metadata, Bundle, Kernel, KernelMeta, Origin};
 use ptoc_ir::{Attr, Diagnostic, Function, Op, TileType, ValueDef, ValueId};
-use ptoc_isa::encoding::{BStart, Datr, Dim, Iot, IotSources};
+use ptoc_isa::encoding::{Datr, Dim, Iot, IotSources};
 use ptoc_isa::geometry::MAX_DIM;
-use ptoc_isa::ops::CMODE_ATTR;
+use ptoc_isa::ops::{Carrier, CMODE_ATTR};
 use ptoc_isa::profile::PROFILE;
 use ptoc_isa::{
     CmpMode, DataType, Instruction, NumericControl, OpKind, PadValue, PeMask, RegisterFile,
@@ -289,13 +289,24 @@ fn lower_op(
         None
     };
 
-    let mut insts = vec![Instruction::BStart(BStart {
-        mode: info.mode,
-        function: info.function,
-        dtype: src0.dtype,
-    })];
-    let datr =
-        datr_for(info.kind, op.control, src0.dtype, result.dtype, result.pad).map_err(err)?;
+    let mut insts = vec![info.bstart(src0.dtype)];
+    // A TLSU op (TMOV) takes its geometry from its source and writes no B.DATR: any B.DATR
+    // would retype the copy (docs/isa.md §13.4–§13.5), and the copy keeps the source's padding.
+    let tlsu = matches!(info.carrier, Carrier::Tlsu(_));
+    if tlsu && result.pad != src0.pad {
+        return Err(err(format!(
+            "{} copies its source's padding ({}); the result asks for {}",
+            info.mlir_name(),
+            src0.pad.name(),
+            result.pad.name()
+        )));
+    }
+    let datr = match tlsu {
+        true => None,
+        false => {
+            datr_for(info.kind, op.control, src0.dtype, result.dtype, result.pad).map_err(err)?
+        }
+    };
     if let Some(datr) = with_cmode(datr, cmode) {
         insts.push(Instruction::BDatr(datr));
     }
@@ -313,7 +324,7 @@ fn lower_op(
         if !(1..=MAX_DIM).contains(&value) {
             return Err(err(format!("LB{lb} = {value} is outside 1..={MAX_DIM}")));
         }
-        if needed {
+        if needed && !tlsu {
             insts.push(Instruction::BDim(Dim {
                 lb,
                 reg: 0,

@@ -593,12 +593,7 @@ mod tests {
     use crate::ops::by_mnemonic;
 
     fn bstart(mn: &str, t: DataType) -> Instruction {
-        let op = by_mnemonic(mn).unwrap();
-        Instruction::BStart(BStart {
-            mode: op.mode,
-            function: op.function,
-            dtype: t,
-        })
+        by_mnemonic(mn).unwrap().bstart(t)
     }
 
     fn check(inst: Instruction, word: u32) {

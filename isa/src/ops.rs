@@ -5,12 +5,15 @@
 //! A new op is one row here plus, at most, its semantics function in the runtime.
 
 use crate::dtype::{DataType, A9, ARITHMETIC, EXPDIF_SOURCES, FLOATS};
+use crate::encoding::{BStart, Instruction, TlsuOp, TlsuStart};
 
 /// The execution engine, which picks the canonical `BSTART.SFU`/`BSTART.VEC` alias.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Engine {
     Sfu,
     Vec,
+    /// The tile load/store unit: its ops open with their own BSTART (docs/isa.md §13.1).
+    Tlsu,
 }
 
 impl Engine {
@@ -18,8 +21,22 @@ impl Engine {
         match self {
             Engine::Sfu => "SFU",
             Engine::Vec => "VEC",
+            Engine::Tlsu => "TLSU",
         }
     }
+}
+
+/// How an op's block start names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Carrier {
+    /// BSTART.TEPL (and its SFU/VEC aliases) with this Mode and Function (docs/isa.md §2.2).
+    Tepl { mode: u8, function: u8 },
+    /// BSTART.TLOAD/TSTORE/TMOV (docs/isa.md §13.1).
+    Tlsu(TlsuOp),
+}
+
+const fn tepl(mode: u8, function: u8) -> Carrier {
+    Carrier::Tepl { mode, function }
 }
 
 /// Which axis a reduce/expand op works along: `Row` ops keep one value per row (an R×1 vector),
@@ -177,6 +194,10 @@ pub enum OpKind {
     /// Same-shape conversion to the result's DataType under B.DATR RMode and Sat (TCVT,
     /// docs/isa.md §1.10).
     Convert,
+    /// TMOV: a bit copy of a tile, payload, padding and definedness, into a new destination of
+    /// the source's SizeCode (docs/isa.md §13.5, §13.7). The queue-naming allocator emits it to
+    /// re-push a tile that would otherwise retire while still needed.
+    Move,
 }
 
 /// The role of one B.IOT source, in contract order.
@@ -261,8 +282,7 @@ pub enum ResultKind {
 pub struct OpInfo {
     /// Spec mnemonic, upper case (`TROWEXPANDMAX`).
     pub mnemonic: &'static str,
-    pub mode: u8,
-    pub function: u8,
+    pub carrier: Carrier,
     /// Position in `spec/catalog/tile-operations.json` `operations[]`.
     pub catalog_index: u16,
     pub engine: Engine,
@@ -278,9 +298,26 @@ pub struct OpInfo {
 }
 
 impl OpInfo {
-    /// The 7-bit selector `Mode·32 + Function`.
-    pub fn selector(&self) -> u32 {
-        self.mode as u32 * 32 + self.function as u32
+    /// The 7-bit TEPL selector `Mode·32 + Function`; `None` for a TLSU op.
+    pub fn selector(&self) -> Option<u32> {
+        match self.carrier {
+            Carrier::Tepl { mode, function } => Some(mode as u32 * 32 + function as u32),
+            Carrier::Tlsu(_) => None,
+        }
+    }
+    /// The block start of one bundle of this op on `dtype`.
+    pub fn bstart(&self, dtype: DataType) -> Instruction {
+        match self.carrier {
+            Carrier::Tepl { mode, function } => Instruction::BStart(BStart {
+                mode,
+                function,
+                dtype,
+            }),
+            Carrier::Tlsu(op) => Instruction::BStartTlsu(TlsuStart {
+                op,
+                dtype: Some(dtype),
+            }),
+        }
     }
     /// The MLIR op name: `pto.` + the lower-case mnemonic.
     pub fn mlir_name(&self) -> String {
@@ -325,13 +362,13 @@ const LEFT_RIGHT: &[OperandRole] = &[SrcLeft, SrcRight];
 const SELECT: &[OperandRole] = &[Pred, SrcTrue, SrcFalse];
 
 macro_rules! catalogue {
-    ($( $mn:literal: $mode:literal / $func:literal, idx $idx:literal, $engine:expr, $kind:expr,
+    ($( $mn:literal: $carrier:expr, idx $idx:literal, $engine:expr, $kind:expr,
         $srcs:expr $(=> $bind:expr)?, $types:expr, $result:ident; )*) => {
         /// Every op ptoc knows: the 28 reduce-and-expand ops (docs/isa.md §1.2, all Mode 2, SFU),
         /// the elementwise ops they fuse with (docs/isa.md §1.6), TCMP and TSEL (§1.9) and TCVT
         /// (§1.10).
         pub static CATALOGUE: &[OpInfo] = &[ $( OpInfo {
-            mnemonic: $mn, mode: $mode, function: $func, catalog_index: $idx, engine: $engine,
+            mnemonic: $mn, carrier: $carrier, catalog_index: $idx, engine: $engine,
             kind: $kind, sources: $srcs, bindings: catalogue!(@bind $srcs $(, $bind)?),
             legal_types: $types, result: ResultKind::$result,
         }, )* ];
@@ -341,51 +378,52 @@ macro_rules! catalogue {
 }
 
 catalogue! {
-    "TROWSUM": 2/0, idx 40, Sfu, OpKind::Reduce(Row, R::Sum), SRC, ARITHMETIC, Reduced;
-    "TROWMAX": 2/1, idx 41, Sfu, OpKind::Reduce(Row, R::Max), SRC, ARITHMETIC, Reduced;
-    "TROWMIN": 2/2, idx 42, Sfu, OpKind::Reduce(Row, R::Min), SRC, ARITHMETIC, Reduced;
-    "TROWPROD": 2/3, idx 43, Sfu, OpKind::Reduce(Row, R::Prod), SRC, ARITHMETIC, Reduced;
-    "TROWEXPAND": 2/4, idx 44, Sfu, OpKind::Expand(Row, None), BCAST, ARITHMETIC, Broadcast;
-    "TROWEXPANDADD": 2/5, idx 45, Sfu, OpKind::Expand(Row, Some(E::Add)), SRC_BCAST, ARITHMETIC, SameAsSource;
-    "TROWEXPANDSUB": 2/6, idx 46, Sfu, OpKind::Expand(Row, Some(E::Sub)), SRC_BCAST, ARITHMETIC, SameAsSource;
-    "TROWEXPANDMUL": 2/7, idx 47, Sfu, OpKind::Expand(Row, Some(E::Mul)), SRC_BCAST, ARITHMETIC, SameAsSource;
-    "TROWEXPANDDIV": 2/8, idx 48, Sfu, OpKind::Expand(Row, Some(E::Div)), SRC_BCAST, ARITHMETIC, SameAsSource;
-    "TROWEXPANDMAX": 2/9, idx 49, Sfu, OpKind::Expand(Row, Some(E::Max)), SRC_BCAST, ARITHMETIC, SameAsSource;
-    "TROWEXPANDMIN": 2/10, idx 50, Sfu, OpKind::Expand(Row, Some(E::Min)), SRC_BCAST, ARITHMETIC, SameAsSource;
-    "TROWEXPANDEXPDIF": 2/11, idx 51, Sfu, OpKind::Expand(Row, Some(E::ExpDif)), SRC_BCAST, EXPDIF_SOURCES, ExpDif;
-    "TROWARGMAX": 2/12, idx 52, Sfu, OpKind::Reduce(Row, R::ArgMax), SRC, A9, Index;
-    "TROWARGMIN": 2/13, idx 53, Sfu, OpKind::Reduce(Row, R::ArgMin), SRC, A9, Index;
-    "TCOLSUM": 2/16, idx 54, Sfu, OpKind::Reduce(Col, R::Sum), SRC, ARITHMETIC, Reduced;
-    "TCOLMAX": 2/17, idx 55, Sfu, OpKind::Reduce(Col, R::Max), SRC, ARITHMETIC, Reduced;
-    "TCOLMIN": 2/18, idx 56, Sfu, OpKind::Reduce(Col, R::Min), SRC, ARITHMETIC, Reduced;
-    "TCOLPROD": 2/19, idx 57, Sfu, OpKind::Reduce(Col, R::Prod), SRC, ARITHMETIC, Reduced;
-    "TCOLEXPAND": 2/20, idx 58, Sfu, OpKind::Expand(Col, None), BCAST, ARITHMETIC, Broadcast;
-    "TCOLEXPANDADD": 2/21, idx 59, Sfu, OpKind::Expand(Col, Some(E::Add)), SRC_BCAST, ARITHMETIC, SameAsSource;
-    "TCOLEXPANDSUB": 2/22, idx 60, Sfu, OpKind::Expand(Col, Some(E::Sub)), SRC_BCAST, ARITHMETIC, SameAsSource;
-    "TCOLEXPANDMUL": 2/23, idx 61, Sfu, OpKind::Expand(Col, Some(E::Mul)), SRC_BCAST, ARITHMETIC, SameAsSource;
-    "TCOLEXPANDDIV": 2/24, idx 62, Sfu, OpKind::Expand(Col, Some(E::Div)), SRC_BCAST, ARITHMETIC, SameAsSource;
-    "TCOLEXPANDMAX": 2/25, idx 63, Sfu, OpKind::Expand(Col, Some(E::Max)), SRC_BCAST, ARITHMETIC, SameAsSource;
-    "TCOLEXPANDMIN": 2/26, idx 64, Sfu, OpKind::Expand(Col, Some(E::Min)), SRC_BCAST, ARITHMETIC, SameAsSource;
-    "TCOLEXPANDEXPDIF": 2/27, idx 65, Sfu, OpKind::Expand(Col, Some(E::ExpDif)), SRC_BCAST, EXPDIF_SOURCES, ExpDif;
-    "TCOLARGMAX": 2/28, idx 66, Sfu, OpKind::Reduce(Col, R::ArgMax), SRC, A9, Index;
-    "TCOLARGMIN": 2/29, idx 67, Sfu, OpKind::Reduce(Col, R::ArgMin), SRC, A9, Index;
-    "TADD": 0/0, idx 0, VecEngine, OpKind::Binary(E::Add), LEFT_RIGHT, ARITHMETIC, SameAsSource;
-    "TSUB": 0/1, idx 1, VecEngine, OpKind::Binary(E::Sub), LEFT_RIGHT, ARITHMETIC, SameAsSource;
-    "TMUL": 0/2, idx 2, VecEngine, OpKind::Binary(E::Mul), LEFT_RIGHT, ARITHMETIC, SameAsSource;
-    "TDIV": 0/3, idx 3, Sfu, OpKind::Binary(E::Div), &[Numerator, Denominator], ARITHMETIC, SameAsSource;
-    "TMAX": 0/11, idx 10, VecEngine, OpKind::Binary(E::Max), LEFT_RIGHT, ARITHMETIC, SameAsSource;
-    "TMIN": 0/12, idx 11, VecEngine, OpKind::Binary(E::Min), LEFT_RIGHT, ARITHMETIC, SameAsSource;
-    "TEXP": 0/18, idx 16, Sfu, OpKind::Unary(U::Exp), SRC, FLOATS, SameAsSource;
-    "TABS": 0/15, idx 13, VecEngine, OpKind::Unary(U::Abs), SRC, ARITHMETIC, SameAsSource;
-    "TNEG": 0/17, idx 15, VecEngine, OpKind::Unary(U::Neg), SRC, ARITHMETIC, SameAsSource;
-    "TRELU": 0/23, idx 21, VecEngine, OpKind::Unary(U::Relu), SRC, ARITHMETIC, SameAsSource;
-    "TSQRT": 0/21, idx 19, Sfu, OpKind::Unary(U::Sqrt), SRC, FLOATS, SameAsSource;
-    "TRECIP": 0/20, idx 18, Sfu, OpKind::Unary(U::Recip), SRC, FLOATS, SameAsSource;
-    "TRSQRT": 0/22, idx 20, Sfu, OpKind::Unary(U::Rsqrt), SRC, FLOATS, SameAsSource;
-    "TLOG": 0/19, idx 17, Sfu, OpKind::Unary(U::Log), SRC, FLOATS, SameAsSource;
-    "TCMP": 0/13, idx 12, VecEngine, OpKind::Compare, LEFT_RIGHT, ARITHMETIC, Predicate;
-    "TSEL": 0/26, idx 22, VecEngine, OpKind::Select, SELECT => &[2, 1], ARITHMETIC, SameAsSource;
-    "TCVT": 0/27, idx 23, VecEngine, OpKind::Convert, SRC, ARITHMETIC, Converted;
+    "TROWSUM": tepl(2, 0), idx 40, Sfu, OpKind::Reduce(Row, R::Sum), SRC, ARITHMETIC, Reduced;
+    "TROWMAX": tepl(2, 1), idx 41, Sfu, OpKind::Reduce(Row, R::Max), SRC, ARITHMETIC, Reduced;
+    "TROWMIN": tepl(2, 2), idx 42, Sfu, OpKind::Reduce(Row, R::Min), SRC, ARITHMETIC, Reduced;
+    "TROWPROD": tepl(2, 3), idx 43, Sfu, OpKind::Reduce(Row, R::Prod), SRC, ARITHMETIC, Reduced;
+    "TROWEXPAND": tepl(2, 4), idx 44, Sfu, OpKind::Expand(Row, None), BCAST, ARITHMETIC, Broadcast;
+    "TROWEXPANDADD": tepl(2, 5), idx 45, Sfu, OpKind::Expand(Row, Some(E::Add)), SRC_BCAST, ARITHMETIC, SameAsSource;
+    "TROWEXPANDSUB": tepl(2, 6), idx 46, Sfu, OpKind::Expand(Row, Some(E::Sub)), SRC_BCAST, ARITHMETIC, SameAsSource;
+    "TROWEXPANDMUL": tepl(2, 7), idx 47, Sfu, OpKind::Expand(Row, Some(E::Mul)), SRC_BCAST, ARITHMETIC, SameAsSource;
+    "TROWEXPANDDIV": tepl(2, 8), idx 48, Sfu, OpKind::Expand(Row, Some(E::Div)), SRC_BCAST, ARITHMETIC, SameAsSource;
+    "TROWEXPANDMAX": tepl(2, 9), idx 49, Sfu, OpKind::Expand(Row, Some(E::Max)), SRC_BCAST, ARITHMETIC, SameAsSource;
+    "TROWEXPANDMIN": tepl(2, 10), idx 50, Sfu, OpKind::Expand(Row, Some(E::Min)), SRC_BCAST, ARITHMETIC, SameAsSource;
+    "TROWEXPANDEXPDIF": tepl(2, 11), idx 51, Sfu, OpKind::Expand(Row, Some(E::ExpDif)), SRC_BCAST, EXPDIF_SOURCES, ExpDif;
+    "TROWARGMAX": tepl(2, 12), idx 52, Sfu, OpKind::Reduce(Row, R::ArgMax), SRC, A9, Index;
+    "TROWARGMIN": tepl(2, 13), idx 53, Sfu, OpKind::Reduce(Row, R::ArgMin), SRC, A9, Index;
+    "TCOLSUM": tepl(2, 16), idx 54, Sfu, OpKind::Reduce(Col, R::Sum), SRC, ARITHMETIC, Reduced;
+    "TCOLMAX": tepl(2, 17), idx 55, Sfu, OpKind::Reduce(Col, R::Max), SRC, ARITHMETIC, Reduced;
+    "TCOLMIN": tepl(2, 18), idx 56, Sfu, OpKind::Reduce(Col, R::Min), SRC, ARITHMETIC, Reduced;
+    "TCOLPROD": tepl(2, 19), idx 57, Sfu, OpKind::Reduce(Col, R::Prod), SRC, ARITHMETIC, Reduced;
+    "TCOLEXPAND": tepl(2, 20), idx 58, Sfu, OpKind::Expand(Col, None), BCAST, ARITHMETIC, Broadcast;
+    "TCOLEXPANDADD": tepl(2, 21), idx 59, Sfu, OpKind::Expand(Col, Some(E::Add)), SRC_BCAST, ARITHMETIC, SameAsSource;
+    "TCOLEXPANDSUB": tepl(2, 22), idx 60, Sfu, OpKind::Expand(Col, Some(E::Sub)), SRC_BCAST, ARITHMETIC, SameAsSource;
+    "TCOLEXPANDMUL": tepl(2, 23), idx 61, Sfu, OpKind::Expand(Col, Some(E::Mul)), SRC_BCAST, ARITHMETIC, SameAsSource;
+    "TCOLEXPANDDIV": tepl(2, 24), idx 62, Sfu, OpKind::Expand(Col, Some(E::Div)), SRC_BCAST, ARITHMETIC, SameAsSource;
+    "TCOLEXPANDMAX": tepl(2, 25), idx 63, Sfu, OpKind::Expand(Col, Some(E::Max)), SRC_BCAST, ARITHMETIC, SameAsSource;
+    "TCOLEXPANDMIN": tepl(2, 26), idx 64, Sfu, OpKind::Expand(Col, Some(E::Min)), SRC_BCAST, ARITHMETIC, SameAsSource;
+    "TCOLEXPANDEXPDIF": tepl(2, 27), idx 65, Sfu, OpKind::Expand(Col, Some(E::ExpDif)), SRC_BCAST, EXPDIF_SOURCES, ExpDif;
+    "TCOLARGMAX": tepl(2, 28), idx 66, Sfu, OpKind::Reduce(Col, R::ArgMax), SRC, A9, Index;
+    "TCOLARGMIN": tepl(2, 29), idx 67, Sfu, OpKind::Reduce(Col, R::ArgMin), SRC, A9, Index;
+    "TADD": tepl(0, 0), idx 0, VecEngine, OpKind::Binary(E::Add), LEFT_RIGHT, ARITHMETIC, SameAsSource;
+    "TSUB": tepl(0, 1), idx 1, VecEngine, OpKind::Binary(E::Sub), LEFT_RIGHT, ARITHMETIC, SameAsSource;
+    "TMUL": tepl(0, 2), idx 2, VecEngine, OpKind::Binary(E::Mul), LEFT_RIGHT, ARITHMETIC, SameAsSource;
+    "TDIV": tepl(0, 3), idx 3, Sfu, OpKind::Binary(E::Div), &[Numerator, Denominator], ARITHMETIC, SameAsSource;
+    "TMAX": tepl(0, 11), idx 10, VecEngine, OpKind::Binary(E::Max), LEFT_RIGHT, ARITHMETIC, SameAsSource;
+    "TMIN": tepl(0, 12), idx 11, VecEngine, OpKind::Binary(E::Min), LEFT_RIGHT, ARITHMETIC, SameAsSource;
+    "TEXP": tepl(0, 18), idx 16, Sfu, OpKind::Unary(U::Exp), SRC, FLOATS, SameAsSource;
+    "TABS": tepl(0, 15), idx 13, VecEngine, OpKind::Unary(U::Abs), SRC, ARITHMETIC, SameAsSource;
+    "TNEG": tepl(0, 17), idx 15, VecEngine, OpKind::Unary(U::Neg), SRC, ARITHMETIC, SameAsSource;
+    "TRELU": tepl(0, 23), idx 21, VecEngine, OpKind::Unary(U::Relu), SRC, ARITHMETIC, SameAsSource;
+    "TSQRT": tepl(0, 21), idx 19, Sfu, OpKind::Unary(U::Sqrt), SRC, FLOATS, SameAsSource;
+    "TRECIP": tepl(0, 20), idx 18, Sfu, OpKind::Unary(U::Recip), SRC, FLOATS, SameAsSource;
+    "TRSQRT": tepl(0, 22), idx 20, Sfu, OpKind::Unary(U::Rsqrt), SRC, FLOATS, SameAsSource;
+    "TLOG": tepl(0, 19), idx 17, Sfu, OpKind::Unary(U::Log), SRC, FLOATS, SameAsSource;
+    "TCMP": tepl(0, 13), idx 12, VecEngine, OpKind::Compare, LEFT_RIGHT, ARITHMETIC, Predicate;
+    "TSEL": tepl(0, 26), idx 22, VecEngine, OpKind::Select, SELECT => &[2, 1], ARITHMETIC, SameAsSource;
+    "TCVT": tepl(0, 27), idx 23, VecEngine, OpKind::Convert, SRC, ARITHMETIC, Converted;
+    "TMOV": Carrier::Tlsu(TlsuOp::Mov), idx 89, Engine::Tlsu, OpKind::Move, SRC, ARITHMETIC, SameAsSource;
 }
 
 /// The catalogue row with this (case-insensitive) mnemonic.
@@ -400,11 +438,20 @@ pub fn by_mlir_name(name: &str) -> Option<&'static OpInfo> {
     by_mnemonic(name.strip_prefix("pto.")?)
 }
 
-/// The catalogue row with this Mode and Function.
+/// The catalogue row with this TEPL Mode and Function.
 pub fn by_selector(mode: u32, function: u32) -> Option<&'static OpInfo> {
-    CATALOGUE
-        .iter()
-        .find(|op| op.mode as u32 == mode && op.function as u32 == function)
+    CATALOGUE.iter().find(|op| {
+        op.carrier
+            == Carrier::Tepl {
+                mode: mode as u8,
+                function: function as u8,
+            }
+    })
+}
+
+/// The catalogue row a TLSU start opens.
+pub fn by_tlsu(op: TlsuOp) -> Option<&'static OpInfo> {
+    CATALOGUE.iter().find(|o| o.carrier == Carrier::Tlsu(op))
 }
 
 /// The catalogue row with this kind (each kind has exactly one op).
@@ -448,15 +495,20 @@ mod tests {
 
     #[test]
     fn catalogue_is_complete_and_consistent() {
-        let reduce_expand = CATALOGUE.iter().filter(|o| o.mode == 2).count();
+        let reduce_expand = CATALOGUE
+            .iter()
+            .filter(|o| matches!(o.carrier, Carrier::Tepl { mode: 2, .. }))
+            .count();
         assert_eq!(reduce_expand, 28);
-        assert_eq!(CATALOGUE.len(), 45);
+        assert_eq!(CATALOGUE.len(), 46);
         let mut selectors = HashSet::new();
         let mut names = HashSet::new();
         for op in CATALOGUE {
-            assert!(selectors.insert(op.selector()), "{} selector", op.mnemonic);
+            assert!(selectors.insert(op.carrier), "{} carrier", op.mnemonic);
             assert!(names.insert(op.mnemonic));
-            assert!(tepl_function_accepted(op.mode as u32, op.function as u32));
+            if let Carrier::Tepl { mode, function } = op.carrier {
+                assert!(tepl_function_accepted(mode as u32, function as u32));
+            }
             assert_eq!(by_kind(op.kind).unwrap().mnemonic, op.mnemonic);
             assert_eq!(op.bindings.iter().sum::<usize>(), op.sources.len());
             assert!(op.sources[op.typed_source()].carries_type());
@@ -486,7 +538,7 @@ mod tests {
         ];
         for (mn, sel, idx) in expect {
             let op = by_mnemonic(mn).unwrap();
-            assert_eq!((op.selector(), op.catalog_index), (sel, idx), "{mn}");
+            assert_eq!((op.selector(), op.catalog_index), (Some(sel), idx), "{mn}");
         }
         assert_eq!(by_mnemonic("TDIV").unwrap().engine, Engine::Sfu);
         assert_eq!(by_mnemonic("TADD").unwrap().engine, Engine::Vec);

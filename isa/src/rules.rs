@@ -140,6 +140,12 @@ impl OpKind {
                 canonicalize: true,
                 layout: true,
             },
+            // TMOV reads only Layout; a DataType other than DTYPE_NONE retypes the copy
+            // (docs/isa.md §13.5), which ptoc never asks for.
+            OpKind::Move => DatrFields {
+                layout: true,
+                ..DatrFields::default()
+            },
             OpKind::Reduce(..)
             | OpKind::Expand(..)
             | OpKind::Binary(_)

@@ -161,6 +161,7 @@ fn infer_result(func: &mut Function, at: usize) -> Result<u64, Vec<Diagnostic>> 
         OpKind::Binary(_)
         | OpKind::Unary(_)
         | OpKind::Convert
+        | OpKind::Move
         | OpKind::Expand(_, Some(_))
         | OpKind::Compare
         | OpKind::Select => [

@@ -421,8 +421,9 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
                 report(None, v);
             }
         }
-        // TCVT: the source's physical and valid geometry in the result's type (docs/isa.md §1.10).
-        OpKind::Unary(_) | OpKind::Convert => {
+        // TCVT: the source's physical and valid geometry in the result's type (docs/isa.md §1.10);
+        // TMOV: the source's (docs/isa.md §13.5).
+        OpKind::Unary(_) | OpKind::Convert | OpKind::Move => {
             if let Some(v) = full_shape(&src_ty, &res_ty, res_ty.dtype, first_role) {
                 report(None, v);
             }

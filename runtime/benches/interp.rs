@@ -10,7 +10,7 @@
 //! same process.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use ptoc_isa::encoding::{BStart, Dim, Iot, IotSources};
+use ptoc_isa::encoding::{Dim, Iot, IotSources};
 use ptoc_isa::{ops, DataType, Hand, Instruction, PeMask, SizeCode, TileReg};
 use ptoc_runtime::{Machine, Tile};
 use std::hint::black_box;
@@ -21,11 +21,7 @@ fn words(mnemonic: &str, dtype: DataType, rows: u32, cols: u32) -> Vec<u32> {
     let op = ops::by_mnemonic(mnemonic).expect("catalogue op");
     let reg = |i| TileReg::new(i).expect("register");
     [
-        Instruction::BStart(BStart {
-            mode: op.mode,
-            function: op.function,
-            dtype,
-        }),
+        op.bstart(dtype),
         Instruction::BDim(Dim {
             lb: 0,
             reg: 0,

@@ -148,6 +148,7 @@ pub fn first_zero_divisor(job: &Job) -> Result<Option<(usize, usize)>, KernelErr
         | OpKind::Reduce(..)
         | OpKind::Unary(_)
         | OpKind::Convert
+        | OpKind::Move
         | OpKind::Compare
         | OpKind::Select => return Ok(None),
     };
@@ -224,6 +225,8 @@ impl LaneVisitor for LaneJob<'_, '_> {
                     (L::Carrier::from_bits(v), flags)
                 })
             }
+            // TMOV copies bits; the interpreter runs it as a TLSU op, this serves other callers.
+            OpKind::Move => map_unary(job, |a: L::Carrier| (a, 0)),
             OpKind::Convert => {
                 let conversion = Conversion::of(src, dst, job.control).ok_or(unsupported)?;
                 // The destination's carrier width (every arithmetic type is 8 to 64 bits wide).
@@ -707,6 +710,7 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
             | OpKind::Reduce(..)
             | OpKind::Unary(_)
             | OpKind::Convert
+            | OpKind::Move
             | OpKind::Compare
             | OpKind::Select => {
                 let b = self.b.whole(domain)?;
@@ -766,6 +770,7 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
             | OpKind::Reduce(..)
             | OpKind::Unary(_)
             | OpKind::Convert
+            | OpKind::Move
             | OpKind::Compare
             | OpKind::Select => {
                 let b = self
@@ -788,6 +793,7 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
             | OpKind::Reduce(..)
             | OpKind::Unary(_)
             | OpKind::Convert
+            | OpKind::Move
             | OpKind::Compare
             | OpKind::Select => (self.rows, self.len),
         }
@@ -977,6 +983,7 @@ mod tests {
                 | OpKind::Reduce(..)
                 | OpKind::Unary(_)
                 | OpKind::Convert
+                | OpKind::Move
                 | OpKind::Compare
                 | OpKind::Select => full_b.get(r * cols + c),
             };

@@ -506,7 +506,7 @@ impl Machine {
             OpKind::Binary(ElementOp::Div) if src_type.is_integer() => {
                 self.check_divisors(op, src_type, dims, sources)?;
             }
-            OpKind::Binary(_) | OpKind::Unary(_) | OpKind::Convert => {}
+            OpKind::Binary(_) | OpKind::Unary(_) | OpKind::Convert | OpKind::Move => {}
             // Their closed schemas check every source before any allocation
             // (`SelectedBundleClosedTCMPSchemaLegal`/`…TSELSchemaLegal`); B.DIM describes the
             // typed source (docs/isa.md §1.9).
@@ -571,6 +571,7 @@ impl Machine {
             | OpKind::Reduce(..)
             | OpKind::Unary(_)
             | OpKind::Convert
+            | OpKind::Move
             | OpKind::Compare
             | OpKind::Select => (dims.valid_rows as usize, dims.valid_cols as usize),
         };
@@ -616,6 +617,7 @@ impl Machine {
             | OpKind::Binary(_)
             | OpKind::Unary(_)
             | OpKind::Convert
+            | OpKind::Move
             | OpKind::Compare
             | OpKind::Select => dims,
         };

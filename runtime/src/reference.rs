@@ -193,6 +193,7 @@ fn evaluate_op(op: &Op, operands: &[&Tile], result_ty: &TileType) -> Result<(Til
         OpKind::Binary(_)
         | OpKind::Unary(_)
         | OpKind::Convert
+        | OpKind::Move
         | OpKind::Compare
         | OpKind::Select => {
             if let Some(t) = operands.iter().find(|t| t.geometry() != result) {
@@ -210,10 +211,17 @@ fn evaluate_op(op: &Op, operands: &[&Tile], result_ty: &TileType) -> Result<(Til
                 "operand {t} has undefined elements in its valid region"
             ));
         }
-        let copy = matches!(info.kind, OpKind::Expand(_, None) | OpKind::Select);
+        let copy = matches!(
+            info.kind,
+            OpKind::Expand(_, None) | OpKind::Select | OpKind::Move
+        );
         if !copy && !t.is_predicate() && t.first_invalid_encoding().is_some() {
             return Err(format!("operand {t} holds an invalid {} encoding", t.dtype));
         }
+    }
+    // TMOV: the whole tile, padding and definedness included (docs/isa.md §13.7).
+    if info.kind == OpKind::Move {
+        return Ok((operands[0].clone(), 0));
     }
     let mut out = match result_ty.storage {
         Storage::Numeric => Tile::new(result_ty.dtype, rows, cols, vr, vc),

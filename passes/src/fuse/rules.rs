@@ -276,11 +276,14 @@ fn expand_once(axis: Axis, kind: OpKind) -> Option<TileRewrite> {
         // element type) and the node's numeric control, which patterns do not spell. TCMP and
         // TSEL get none either: the small op's result (TCMP) or mask (TSEL) would be a
         // predicate, and no expand copies a predicate.
+        // TMOV copies whole tiles, padding included; it only exists to re-push a tile under
+        // queue naming, after fusion.
         OpKind::Expand(..)
         | OpKind::Reduce(..)
         | OpKind::Convert
         | OpKind::Compare
-        | OpKind::Select => return None,
+        | OpKind::Select
+        | OpKind::Move => return None,
     };
     let expands: Vec<String> = names
         .iter()

@@ -823,7 +823,11 @@ mod random {
                         }
                     }
                 }
-                OpKind::Unary(_) | OpKind::Compare | OpKind::Select | OpKind::Convert => {
+                OpKind::Unary(_)
+                | OpKind::Compare
+                | OpKind::Select
+                | OpKind::Convert
+                | OpKind::Move => {
                     unreachable!("not generated")
                 }
             }

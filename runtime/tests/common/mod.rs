@@ -1,7 +1,7 @@
 //! Word builders for the interpreter tests, on top of the isa crate's encoders.
 #![allow(dead_code)]
 
-use ptoc_isa::encoding::{BStart, Datr, Dim, Iot, IotSources};
+use ptoc_isa::encoding::{Datr, Dim, Iot, IotSources};
 use ptoc_isa::{ops, DataType, Hand, Instruction, PadValue, PeMask, SizeCode, TileReg};
 use ptoc_runtime::Tile;
 
@@ -10,13 +10,7 @@ pub fn reg(i: u32) -> TileReg {
 }
 
 pub fn bstart(mnemonic: &str, dtype: DataType) -> u32 {
-    let op = ops::by_mnemonic(mnemonic).unwrap();
-    Instruction::BStart(BStart {
-        mode: op.mode,
-        function: op.function,
-        dtype,
-    })
-    .encode()
+    ops::by_mnemonic(mnemonic).unwrap().bstart(dtype).encode()
 }
 
 pub fn datr(dtype: Option<DataType>, pad: PadValue) -> u32 {
