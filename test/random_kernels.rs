@@ -7,6 +7,7 @@ use ptoc::exec::verify_kernel;
 use ptoc::{Driver, Options};
 use ptoc_isa::dtype::{A9, ARITHMETIC, EXPDIF_SOURCES};
 use ptoc_isa::ops::CATALOGUE;
+use ptoc_isa::profile::NamingModel;
 use ptoc_isa::{DataType, OpKind, RoundingMode};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -210,10 +211,16 @@ proptest! {
         ..ProptestConfig::default()
     })]
 
+    /// Under both target profiles (docs/isa.md §9 decisions 1–2): absolute registers, and queue
+    /// naming with its hand choice and TMOV re-pushes.
     #[test]
-    fn compiled_random_kernels_match_their_source(seed in any::<u64>()) {
+    fn compiled_random_kernels_match_their_source(seed in any::<u64>(), queue in any::<bool>()) {
         let text = random_kernel(seed);
-        let driver = Driver::new(Options::default()).unwrap();
+        let mut options = Options::default();
+        if queue {
+            options.pass_options.target_profile = NamingModel::Queue;
+        }
+        let driver = Driver::new(options).unwrap();
         let module = driver.import(&ptoc::ir::Source::new(&text, "random.mlir"));
         prop_assert!(module.is_ok(), "{text}\n{:?}", module.err());
         let module = module.unwrap();

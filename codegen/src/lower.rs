@@ -12,7 +12,7 @@ use ptoc_ir::{Attr, Diagnostic, Function, Op, TileType, ValueDef, ValueId};
 use ptoc_isa::encoding::{Datr, Dim, Iot, IotSources};
 use ptoc_isa::geometry::MAX_DIM;
 use ptoc_isa::ops::{Carrier, CMODE_ATTR};
-use ptoc_isa::profile::PROFILE;
+use ptoc_isa::profile::{NamingModel, PROFILE};
 use ptoc_isa::{
     CmpMode, DataType, Instruction, NumericControl, OpKind, PadValue, PeMask, RegisterFile,
     ResultKind, SizeCode, TileReg,
@@ -20,7 +20,8 @@ use ptoc_isa::{
 use std::collections::{BTreeMap, HashMap};
 
 pub use ptoc_ir::alloc_attrs::{
-    DST as ATTR_DST, PE_MASK as ATTR_PE_MASK, ROWS as ATTR_ROWS, TSIZE as ATTR_TSIZE,
+    DST as ATTR_DST, PE_MASK as ATTR_PE_MASK, PROFILE as ATTR_PROFILE, ROWS as ATTR_ROWS,
+    TSIZE as ATTR_TSIZE,
 };
 
 /// Lower an allocated function to a kernel, or report every problem found at its location.
@@ -54,14 +55,19 @@ pub fn lower_function(func: &Function) -> Result<Kernel, Vec<Diagnostic>> {
             )),
         }
     }
-    let mut taken = RenameChecker::default();
+    let naming = profile(func).unwrap_or_else(|d| {
+        diags.push(d);
+        NamingModel::AbsoluteNoFree
+    });
+    let mut taken = RenameChecker::new(naming);
     for t in &args {
-        if !taken.insert(t.register) {
-            diags.push(Diagnostic::error(
-                func.loc.clone(),
-                format!("two arguments are placed in {}", t.register),
-            ));
+        if let Err(m) = taken.insert(t.register) {
+            diags.push(Diagnostic::error(func.loc.clone(), m));
         }
+    }
+    // The loader's view: each argument by the code it has once all are placed.
+    for t in &mut args {
+        t.register = taken.code_of(t.register);
     }
 
     let mut bundles = Vec::new();
@@ -73,10 +79,27 @@ pub fn lower_function(func: &Function) -> Result<Kernel, Vec<Diagnostic>> {
             .clone()
             .filter(|n| !n.is_empty())
             .unwrap_or_else(|| index.to_string());
+        // Sources are named before the destination is pushed (docs/isa.md §9 decisions 1–2).
+        let mut named: HashMap<ValueId, TileMeta> = op
+            .operands
+            .iter()
+            .filter_map(|v| {
+                let t = tiles.get(v)?;
+                let register = taken.code_of(t.register);
+                Some((
+                    *v,
+                    TileMeta {
+                        register,
+                        ..t.clone()
+                    },
+                ))
+            })
+            .collect();
         let result = tile_meta(name.clone(), func.ty(op.result), &op.attrs)
             .and_then(|t| taken.rename(&t).map(|()| t));
         match result {
             Ok(t) => {
+                named.insert(op.result, t.clone());
                 tiles.insert(op.result, t);
             }
             Err(m) => {
@@ -84,7 +107,7 @@ pub fn lower_function(func: &Function) -> Result<Kernel, Vec<Diagnostic>> {
                 continue;
             }
         }
-        match lower_op(func, op, &tiles, pe_mask) {
+        match lower_op(func, op, &named, pe_mask) {
             Ok(insts) => bundles.push(Bundle {
                 origin: Some(Origin {
                     value: name,
@@ -102,6 +125,7 @@ pub fn lower_function(func: &Function) -> Result<Kernel, Vec<Diagnostic>> {
         match tiles.get(&r) {
             Some(t) => results.push(TileMeta {
                 name: format!("r{i}"),
+                register: taken.code_of(t.register),
                 ..t.clone()
             }),
             None if diags.is_empty() => diags.push(Diagnostic::error(
@@ -119,6 +143,7 @@ pub fn lower_function(func: &Function) -> Result<Kernel, Vec<Diagnostic>> {
         bundles,
         meta: KernelMeta {
             pe_mask,
+            profile: naming,
             args,
             results,
             ..KernelMeta::default()
@@ -140,6 +165,23 @@ fn pe_mask(func: &Function) -> Result<PeMask, Diagnostic> {
             ))
         }),
         Some(other) => Err(err(format!("{ATTR_PE_MASK} must be a string, not {other}"))),
+    }
+}
+
+/// The naming model the allocator planned for (`pto.profile`; absent means absolute).
+fn profile(func: &Function) -> Result<NamingModel, Diagnostic> {
+    match func.attrs.get(ATTR_PROFILE) {
+        None => Ok(NamingModel::AbsoluteNoFree),
+        Some(Attr::Str(s)) => NamingModel::from_name(s).ok_or_else(|| {
+            Diagnostic::error(
+                func.loc.clone(),
+                format!("{ATTR_PROFILE} = {s:?} is not a target profile (queue, absolute)"),
+            )
+        }),
+        Some(other) => Err(Diagnostic::error(
+            func.loc.clone(),
+            format!("{ATTR_PROFILE} must be a string, not {other}"),
+        )),
     }
 }
 
@@ -200,33 +242,57 @@ fn tile_meta(
     Ok(meta)
 }
 
-/// Checks each destination is the register the hardware's renaming rule picks
-/// (`RegisterFile::rename`), keeping the register file the program has built so far.
-#[derive(Default)]
+/// Checks each destination is the register the naming model gives it (`RegisterFile::place`),
+/// keeping the register file the program has built so far, and names sources by the code that
+/// reaches them.
 struct RenameChecker {
     file: RegisterFile,
 }
 
 impl RenameChecker {
-    /// Place an argument where the loader puts it; false if the register is taken already.
-    fn insert(&mut self, reg: TileReg) -> bool {
-        self.file.allocate(reg, 0).is_ok()
+    fn new(naming: NamingModel) -> RenameChecker {
+        RenameChecker {
+            file: RegisterFile::with_naming(naming),
+        }
+    }
+
+    /// Place an argument where the loader puts it (in argument order).
+    fn insert(&mut self, reg: TileReg) -> Result<(), String> {
+        match self.file.naming() {
+            NamingModel::AbsoluteNoFree => self
+                .file
+                .allocate(reg, 0)
+                .map_err(|_| format!("two arguments are placed in {reg}")),
+            NamingModel::Queue => match self.file.place(reg.hand(), 0) {
+                Ok(p) if p.reg == reg && p.retired.is_none() => Ok(()),
+                Ok(p) => Err(format!(
+                    "the loader pushes this argument to {}, not {reg}",
+                    p.reg
+                )),
+                Err(e) => Err(e.to_string()),
+            },
+        }
+    }
+
+    /// The code that names physical register `reg` now.
+    fn code_of(&self, reg: TileReg) -> TileReg {
+        self.file.code_of(reg).unwrap_or(reg)
     }
 
     fn rename(&mut self, t: &TileMeta) -> Result<(), String> {
         let hand = t.register.hand();
-        match self.file.rename(hand) {
-            Some(r) if r == t.register => {
-                let _ = self.file.allocate(r, 0);
-                Ok(())
-            }
-            Some(r) => Err(format!(
-                "{ATTR_DST} = \"{}\" but the hardware renames this destination to {r} (the \
-                 lowest free register of hand {})",
+        match self.file.place(hand, 0) {
+            Ok(p) if p.reg == t.register => Ok(()),
+            Ok(p) => Err(format!(
+                "{ATTR_DST} = \"{}\" but the hardware puts this destination in {} ({})",
                 t.register,
-                hand.letter()
+                p.reg,
+                match self.file.naming() {
+                    NamingModel::AbsoluteNoFree => "the lowest free register of its hand",
+                    NamingModel::Queue => "the free or retiring slot of its hand",
+                }
             )),
-            None => Err(format!(
+            Err(_) => Err(format!(
                 "no free register left in hand {} for this destination",
                 hand.letter()
             )),

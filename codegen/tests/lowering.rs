@@ -360,7 +360,7 @@ fn contract_violations_are_diagnosed_at_the_op() {
                     .attrs
                     .insert("pto.dst".into(), Attr::Str("T#5".into()));
             }),
-            "renames this destination to T#3",
+            "puts this destination in T#3",
             3,
         ),
         (

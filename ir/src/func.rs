@@ -43,6 +43,9 @@ pub mod alloc_attrs {
     pub const ROWS: &str = "pto.rows";
     /// On the function: the PE mask every bundle is allocated under (`"1111"`).
     pub const PE_MASK: &str = "pto.pe_mask";
+    /// On the function: the target profile's naming model (`"queue"`, `"absolute"`; docs/isa.md
+    /// §9 decisions 1–2); absent means absolute.
+    pub const PROFILE: &str = "pto.profile";
 }
 
 /// The attributes that spell an op's numeric control (B.DATR RMode and Sat) in MLIR:

@@ -12,17 +12,21 @@
 //! op, `pto.pe_mask` on the function. Everything is re-verified strictly first, so nothing
 //! illegal reaches code generation even when earlier passes were skipped.
 
+use crate::queue_plan::{self, Action, PlanError, Program, Step};
 use crate::rules::{
     bytes, defined_here, full_source, op_prefix, shape, value_name, Rule, Violation,
 };
 use crate::verify::{verify_function, Stage};
 use crate::{Pass, PassContext};
-use ptoc_ir::{Attr, Diagnostic, Function, Location, ValueDef, ValueId};
+use ptoc_ir::{Attr, Diagnostic, Function, Location, OpId, ValueDef, ValueId};
 use ptoc_isa::geometry::{LOCAL_REGISTERS, REGISTERS_PER_HAND};
-use ptoc_isa::{OpKind, PeMask, RegisterFile, ResultKind, SizeCode, Storage, TileReg};
+use ptoc_isa::ops::by_kind;
+use ptoc_isa::profile::NamingModel;
+use ptoc_isa::{Hand, OpKind, PeMask, RegisterFile, ResultKind, SizeCode, Storage, TileReg};
 
 pub use ptoc_ir::alloc_attrs::{
-    DST as ATTR_DST, PE_MASK as ATTR_PE_MASK, ROWS as ATTR_ROWS, TSIZE as ATTR_TSIZE,
+    DST as ATTR_DST, PE_MASK as ATTR_PE_MASK, PROFILE as ATTR_PROFILE, ROWS as ATTR_ROWS,
+    TSIZE as ATTR_TSIZE,
 };
 
 /// The `pto-allocate` pass.
@@ -66,7 +70,16 @@ impl Pass for Allocate {
         ]
     }
     fn run(&self, func: &mut Function, ctx: &mut PassContext) -> Result<(), Vec<Diagnostic>> {
-        let alloc = allocate_function(func, ctx.options.pe_mask)?;
+        let mask = ctx.options.pe_mask;
+        let naming = ctx.options.target_profile;
+        let alloc = match naming {
+            NamingModel::AbsoluteNoFree => allocate_function(func, mask)?,
+            NamingModel::Queue => allocate_queue(func, mask)?,
+        };
+        func.attrs.insert(
+            ATTR_PROFILE.to_string(),
+            Attr::Str(naming.name().to_string()),
+        );
         ctx.record(
             self.name(),
             "tiles-allocated",
@@ -102,8 +115,14 @@ pub fn apply(func: &mut Function, alloc: &Allocation) {
         .insert(ATTR_PE_MASK.to_string(), Attr::Str(alloc.mask.to_string()));
 }
 
-/// Allocate `func` under `mask`, or every reason it cannot be.
+/// Allocate `func` under `mask` with absolute naming, or every reason it cannot be.
 pub fn allocate_function(func: &Function, mask: PeMask) -> Result<Allocation, Vec<Diagnostic>> {
+    let geometry = geometry_of(func)?;
+    absolute_registers(func, mask, geometry)
+}
+
+/// Every tile's SizeCode and derived rows (after re-verifying `func` strictly).
+fn geometry_of(func: &Function) -> Result<Vec<Option<(SizeCode, u32)>>, Vec<Diagnostic>> {
     let errors = verify_function(func, Stage::Final);
     if !errors.is_empty() {
         return Err(errors);
@@ -201,6 +220,16 @@ pub fn allocate_function(func: &Function, mask: PeMask) -> Result<Allocation, Ve
         }
         break geometry;
     };
+    Ok(geometry)
+}
+
+/// Registers by the absolute renaming rule, and the core capacity of a program that never frees
+/// a register.
+fn absolute_registers(
+    func: &Function,
+    mask: PeMask,
+    geometry: Vec<Option<(SizeCode, u32)>>,
+) -> Result<Allocation, Vec<Diagnostic>> {
     let mut errors = Vec::new();
 
     // Registers, by the renaming rule, and core capacity (docs/isa.md §3.4, §9 decisions 1–2, 12).
@@ -212,7 +241,7 @@ pub fn allocate_function(func: &Function, mask: PeMask) -> Result<Allocation, Ve
         .collect();
     // Each new tile asks for the first hand with a free register, so a program uses T, then U, M
     // and N, and fits whenever it needs at most 64 tiles.
-    let mut file = RegisterFile::new();
+    let mut file = RegisterFile::with_naming(NamingModel::AbsoluteNoFree);
     let mut placements = Vec::with_capacity(order.len());
     let mut capacity_bytes = 0u64;
     for &v in &order {
@@ -376,6 +405,129 @@ fn forced(
 }
 
 /// "kernel needs 70 tile registers; the core has 64", at the first tile that does not fit.
+/// Queue naming (docs/isa.md §9 decisions 1–2): plan hands and re-pushes with
+/// [`queue_plan`], insert a TMOV for each re-push (later reads then name the copy), and record
+/// the physical register each push takes. The lowering replays the same register file to name
+/// every source by its age.
+pub fn allocate_queue(func: &mut Function, mask: PeMask) -> Result<Allocation, Vec<Diagnostic>> {
+    let mut geometry = geometry_of(func)?;
+    let footprint =
+        |g: &Option<(SizeCode, u32)>| g.map_or(0, |(s, _)| RegisterFile::footprint(s, mask));
+    let program = Program {
+        footprints: geometry.iter().map(footprint).collect(),
+        args: func.args.iter().map(|v| v.0 as usize).collect(),
+        steps: func
+            .ops
+            .iter()
+            .map(|op| Step {
+                sources: op.operands.iter().map(|v| v.0 as usize).collect(),
+                dest: Some(op.result.0 as usize),
+            })
+            .collect(),
+        results: func.results.iter().map(|v| v.0 as usize).collect(),
+    };
+    let plan = queue_plan::plan(&program).map_err(|e| vec![plan_error(func, mask, e)])?;
+    let tmov = by_kind(OpKind::Move).expect("TMOV is a catalogue row");
+    // Rebuild the op list: each re-push becomes a TMOV whose result replaces the value in every
+    // later read.
+    let mut latest: Vec<ValueId> = (0..func.values.len() as u32).map(ValueId).collect();
+    let old_ops = std::mem::take(&mut func.ops);
+    let old_results = std::mem::take(&mut func.results);
+    let mut hands = Vec::new();
+    for action in &plan.actions {
+        match action {
+            Action::Move { value, hand, .. } => {
+                let v = latest[*value];
+                let ty = *func.ty(v);
+                let loc = func.def_loc(v).clone();
+                let copy = func.push_op(tmov, vec![v], ty, None, loc);
+                geometry.push(geometry[v.0 as usize]);
+                latest[*value] = copy;
+                hands.push(*hand);
+            }
+            Action::Step { step, hand, .. } => {
+                let mut op = old_ops[*step].clone();
+                for v in &mut op.operands {
+                    *v = latest[v.0 as usize];
+                }
+                func.values[op.result.0 as usize].def = ValueDef::Op(OpId(func.ops.len() as u32));
+                func.ops.push(op);
+                hands.push(hand.unwrap_or(Hand::T));
+            }
+        }
+    }
+    func.results = old_results.iter().map(|v| latest[v.0 as usize]).collect();
+    // Replay the pushes to learn each tile's physical register.
+    let mut file = RegisterFile::with_naming(NamingModel::Queue);
+    let mut place = |v: ValueId, hand: Hand| -> Option<Placement> {
+        let (size, rows) = geometry[v.0 as usize]?;
+        let reg = file
+            .place(hand, RegisterFile::footprint(size, mask))
+            .ok()?
+            .reg;
+        Some(Placement {
+            value: v,
+            size,
+            rows,
+            reg,
+        })
+    };
+    let args = func
+        .args
+        .iter()
+        .zip(&plan.arg_hands)
+        .filter_map(|(&v, &h)| place(v, h))
+        .collect::<Vec<_>>();
+    let ops = func
+        .ops
+        .iter()
+        .zip(&hands)
+        .filter_map(|(op, &h)| place(op.result, h))
+        .collect::<Vec<_>>();
+    if args.len() != func.args.len() || ops.len() != func.ops.len() {
+        return Err(vec![Diagnostic::error(
+            func.loc.clone(),
+            "internal error: the queue plan does not replay".to_string(),
+        )]);
+    }
+    Ok(Allocation {
+        args,
+        ops,
+        mask,
+        capacity_bytes: plan.peak_bytes,
+    })
+}
+
+/// A plan failure as a located diagnostic.
+fn plan_error(func: &Function, mask: PeMask, e: PlanError) -> Diagnostic {
+    let (step, v) = match e {
+        PlanError::TooManyLive { step } => (
+            step,
+            Violation::new(
+                Rule::RegisterCount,
+                "needs more than 64 tiles alive at once; queue naming names 4 hands of 16",
+            )
+            .hint("split the kernel"),
+        ),
+        PlanError::Capacity { step, need } => (
+            step,
+            Violation::new(
+                Rule::CoreCapacity,
+                format!(
+                    "needs {} of tile capacity with mask {mask} here (tiles stay until 16 newer \
+                     ones retire them); the core has {}",
+                    bytes(need),
+                    bytes(RegisterFile::CAPACITY_BYTES)
+                ),
+            ),
+        ),
+    };
+    match step.and_then(|i| func.ops.get(i)) {
+        Some(op) => v.at(op.loc.clone(), &op_prefix(op)),
+        None => v.at(func.loc.clone(), &format!("kernel @{}", func.name)),
+    }
+}
+
 fn register_shortfall(func: &Function, order: &[ValueId]) -> Diagnostic {
     let first_spill = order[LOCAL_REGISTERS as usize];
     let loc: Location = func.def_loc(first_spill).clone();
@@ -632,6 +784,7 @@ mod tests {
         let mut ctx = PassContext::new(Options {
             opt_level: 2,
             pe_mask: PeMask::parse("1100").unwrap(),
+            ..Options::default()
         });
         Allocate.run(&mut f, &mut ctx).unwrap();
         let attrs = |m: &std::collections::BTreeMap<String, Attr>| {

@@ -22,6 +22,7 @@ pub use manager::{known_passes, pass_by_name, IrPrinting, PassManager, PipelineE
 pub use verify::Verify;
 
 use ptoc_ir::{Diagnostic, Function};
+use ptoc_isa::profile::NamingModel;
 use ptoc_isa::PeMask;
 
 /// Options every pass may read (from the command line).
@@ -32,6 +33,8 @@ pub struct Options {
     pub opt_level: u8,
     /// PE mask of every binding (`--pe-mask`), which also scales capacity accounting.
     pub pe_mask: PeMask,
+    /// How the target names tiles (`--target-profile`, docs/isa.md §9 decisions 1–2).
+    pub target_profile: NamingModel,
 }
 
 impl Default for Options {
@@ -39,6 +42,7 @@ impl Default for Options {
         Options {
             opt_level: 2,
             pe_mask: PeMask::ALL_PES,
+            target_profile: ptoc_isa::profile::PROFILE.naming,
         }
     }
 }

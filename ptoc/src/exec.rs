@@ -40,7 +40,7 @@ pub fn execute(kernel: &Kernel, inputs: &[Vec<u64>]) -> Result<Run, String> {
             inputs.len()
         ));
     }
-    let mut machine = Machine::new();
+    let mut machine = Machine::with_naming(kernel.meta.profile);
     for (meta, values) in kernel.meta.args.iter().zip(inputs) {
         let valid = (meta.valid_rows, meta.valid_cols);
         let tile = match meta.storage {

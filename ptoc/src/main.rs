@@ -6,6 +6,7 @@ use ptoc::{diagnostics, exec, npy, output, split, Driver, Emit, Options};
 use ptoc_codegen::Kernel;
 use ptoc_codegen::{assemble, disassemble, is_tile_name, quote_name, read_elf, write_elf};
 use ptoc_ir::{Diagnostic, Severity, Source, SourceMap};
+use ptoc_isa::profile::NamingModel;
 use ptoc_isa::PeMask;
 use ptoc_passes::IrPrinting;
 use std::io::{Read, Write};
@@ -53,6 +54,9 @@ enum Command {
         /// Optimisation level used when compiling an `.mlir` kernel.
         #[arg(short = 'O', value_name = "LEVEL", default_value_t = 2)]
         opt_level: u8,
+        /// Target profile used when compiling (`queue` or `absolute`).
+        #[arg(long, value_name = "PROFILE", default_value = "absolute", value_parser = parse_profile)]
+        target_profile: NamingModel,
     },
     /// Compile a kernel and check it bit for bit against the reference evaluator of its
     /// unoptimised source, on random inputs with edge values.
@@ -68,6 +72,9 @@ enum Command {
         /// Optimisation level of the compiled side.
         #[arg(short = 'O', value_name = "LEVEL", default_value_t = 2)]
         opt_level: u8,
+        /// Target profile used when compiling (`queue` or `absolute`).
+        #[arg(long, value_name = "PROFILE", default_value = "absolute", value_parser = parse_profile)]
+        target_profile: NamingModel,
     },
     /// Print the canonical assembly of an ELF object written by ptoc.
     Disasm {
@@ -106,6 +113,10 @@ struct CompileArgs {
     /// PE mask of every bundle: four binary digits, PE0 first (one of the eight encodable masks).
     #[arg(long, value_name = "MASK", default_value = "1111", value_parser = parse_pe_mask)]
     pe_mask: PeMask,
+    /// How the target names tiles: `absolute` (registers, nothing freed; the spec's executable
+    /// model) or `queue` (each hand a queue of its 16 newest tiles). Recorded in the object.
+    #[arg(long, value_name = "PROFILE", default_value = "absolute", value_parser = parse_profile)]
+    target_profile: NamingModel,
     /// Check diagnostics against `// expected-error {{…}}` comments instead of printing them.
     #[arg(long)]
     verify_diagnostics: bool,
@@ -130,6 +141,11 @@ struct CompileArgs {
     /// Print locations in MLIR output.
     #[arg(long = "mlir-print-debuginfo")]
     debug_info: bool,
+}
+
+fn parse_profile(text: &str) -> Result<NamingModel, String> {
+    NamingModel::from_name(text)
+        .ok_or_else(|| format!("'{text}' is not a target profile; use queue or absolute"))
 }
 
 fn parse_pe_mask(text: &str) -> Result<PeMask, String> {
@@ -161,20 +177,22 @@ fn main() -> ExitCode {
             out_dir,
             format,
             opt_level,
+            target_profile,
         }) => run_kernel(
             &kernel,
             &args,
             function.as_deref(),
             out_dir.as_deref(),
             format,
-            opt_level,
+            (opt_level, target_profile),
         ),
         Some(Command::Verify {
             input,
             trials,
             seed,
             opt_level,
-        }) => run_verify(&input, trials, seed, opt_level),
+            target_profile,
+        }) => run_verify(&input, trials, seed, (opt_level, target_profile)),
         None => run_compile(cli.compile),
     };
     match result {
@@ -263,6 +281,7 @@ fn run_compile(args: CompileArgs) -> Result<bool, String> {
         pass_options: ptoc_passes::Options {
             opt_level: args.opt_level,
             pe_mask: args.pe_mask,
+            target_profile: args.target_profile,
         },
         ir_printing: IrPrinting {
             before_all: args.print_ir_before_all,
@@ -326,11 +345,12 @@ fn run_disasm(input: &str, output: Option<&Path>) -> Result<bool, String> {
     Ok(true)
 }
 
-/// A driver with the default pipeline at `opt_level`.
-fn default_driver(opt_level: u8) -> Result<Driver, String> {
+/// A driver with the default pipeline at an optimisation level, for a target profile.
+fn default_driver((opt_level, target_profile): (u8, NamingModel)) -> Result<Driver, String> {
     Driver::new(Options {
         pass_options: ptoc_passes::Options {
             opt_level,
+            target_profile,
             ..Default::default()
         },
         ..Options::default()
@@ -364,13 +384,13 @@ fn run_kernel(
     function: Option<&str>,
     out_dir: Option<&Path>,
     format: RunFormat,
-    opt_level: u8,
+    compile: (u8, NamingModel),
 ) -> Result<bool, String> {
     let (file, bytes) = read_input(path)?;
     let kernels = if bytes.starts_with(b"\x7fELF") {
         read_elf(&bytes).map_err(|e| format!("error: {file}: {e}"))?
     } else {
-        match compile_source(&default_driver(opt_level)?, path)? {
+        match compile_source(&default_driver(compile)?, path)? {
             Some((_, kernels)) => kernels,
             None => return Ok(false),
         }
@@ -474,8 +494,13 @@ fn result_file(dir: &Path, name: &str) -> Result<PathBuf, String> {
     Ok(dir.join(format!("{name}.npy")))
 }
 
-fn run_verify(input: &str, trials: u32, seed: u64, opt_level: u8) -> Result<bool, String> {
-    let driver = default_driver(opt_level)?;
+fn run_verify(
+    input: &str,
+    trials: u32,
+    seed: u64,
+    compile: (u8, NamingModel),
+) -> Result<bool, String> {
+    let driver = default_driver(compile)?;
     let Some((module, kernels)) = compile_source(&driver, input)? else {
         return Ok(false);
     };

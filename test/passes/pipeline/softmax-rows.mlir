@@ -28,7 +28,7 @@ func.func @softmax(%x: !pto.tile<16x64xf32>) -> !pto.tile<16x64xf32> {
 // The 16x64xf32 tiles take 4 KiB (SizeCode 6, 16 rows); the 16x1 vectors the smallest 128 B,
 // which derives 32 rows.
 // CHECK-LABEL: func.func @softmax(%arg0: !pto.tile<16x64xf32> {pto.dst = "T#1", pto.rows = 16 : i64, pto.tsize = 6 : i64})
-// CHECK-SAME:    attributes {pto.pe_mask = "1111"}
+// CHECK-SAME:    attributes {pto.pe_mask = "1111", pto.profile = "absolute"}
 // CHECK-NEXT:    %0 = "pto.trowmax"(%arg0) {pto.dst = "T#2", pto.rows = 32 : i64, pto.tsize = 1 : i64}
 // CHECK-NEXT:    %1 = "pto.trowexpandexpdif"(%arg0, %0) {pto.dst = "T#3", pto.rows = 16 : i64, pto.tsize = 6 : i64}
 // CHECK-NEXT:    %2 = "pto.trowsum"(%1) {pto.dst = "T#4", pto.rows = 32 : i64, pto.tsize = 1 : i64}
