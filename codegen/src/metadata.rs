@@ -379,6 +379,18 @@ impl<'a> Obj<'a> {
             .as_array()
             .ok_or_else(|| field_error(format!("{}.{key}", self.path), "not an array"))
     }
+    /// Read each object of array `key` with `read`.
+    fn each<T>(
+        &self,
+        key: &str,
+        read: impl Fn(Obj<'a>) -> Result<T, MetaError>,
+    ) -> Result<Vec<T>, MetaError> {
+        self.array(key)?
+            .iter()
+            .enumerate()
+            .map(|(j, v)| read(Obj::new(v, format!("{}.{key}[{j}]", self.path))?))
+            .collect()
+    }
     /// Parse a string field with `parse`, naming `what` it should be on failure.
     fn parsed<T>(
         &self,
@@ -485,45 +497,34 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<(String, KernelMeta)>, MetaError> {
             }
             Ok(tiles)
         };
-        let memrefs = o
-            .array("memrefs")?
-            .iter()
-            .enumerate()
-            .map(|(j, v)| {
-                let r = Obj::new(v, format!("{}.memrefs[{j}]", o.path))?;
-                Ok(MemRefMeta {
-                    name: r.str("name")?.to_string(),
-                    position: r.u32("position")? as usize,
-                    gpr: r.parsed("gpr", "a writable GPR name (a0, s1, …)", parse_gpr)?,
-                    dtype: r.parsed("dtype", "an arithmetic DataType name", |t| {
-                        DataType::from_name(t).filter(|t| ptoc_isa::dtype::ARITHMETIC.contains(t))
-                    })?,
-                    rows: r.u32("rows")?,
-                    cols: r.u32("cols")?,
-                    stored: r.get("stored")?.as_bool().ok_or_else(|| {
-                        field_error(format!("{}.stored", r.path), "not a boolean")
-                    })?,
-                })
+        let memrefs = o.each("memrefs", |r| {
+            Ok(MemRefMeta {
+                name: r.str("name")?.to_string(),
+                position: r.u32("position")? as usize,
+                gpr: r.parsed("gpr", "a writable GPR name (a0, s1, …)", parse_gpr)?,
+                dtype: r.parsed("dtype", "an arithmetic DataType name", |t| {
+                    DataType::from_name(t).filter(|t| ptoc_isa::dtype::ARITHMETIC.contains(t))
+                })?,
+                rows: r.u32("rows")?,
+                cols: r.u32("cols")?,
+                stored: r
+                    .get("stored")?
+                    .as_bool()
+                    .ok_or_else(|| field_error(format!("{}.stored", r.path), "not a boolean"))?,
             })
-            .collect::<Result<Vec<_>, MetaError>>()?;
-        let scalars = o
-            .array("scalars")?
-            .iter()
-            .enumerate()
-            .map(|(j, v)| {
-                let r = Obj::new(v, format!("{}.scalars[{j}]", o.path))?;
-                Ok(ScalarMeta {
-                    name: r.str("name")?.to_string(),
-                    position: r.u32("position")? as usize,
-                    gpr: r.parsed("gpr", "a writable GPR name (a0, s1, …)", parse_gpr)?,
-                    ty: r.parsed(
-                        "type",
-                        "index or an arithmetic DataType name",
-                        ScalarType::from_name,
-                    )?,
-                })
+        })?;
+        let scalars = o.each("scalars", |r| {
+            Ok(ScalarMeta {
+                name: r.str("name")?.to_string(),
+                position: r.u32("position")? as usize,
+                gpr: r.parsed("gpr", "a writable GPR name (a0, s1, …)", parse_gpr)?,
+                ty: r.parsed(
+                    "type",
+                    "index or an arithmetic DataType name",
+                    ScalarType::from_name,
+                )?,
             })
-            .collect::<Result<Vec<_>, MetaError>>()?;
+        })?;
         let meta = KernelMeta {
             pe_mask: o.parsed("pe_mask", "an encodable PE mask", PeMask::parse)?,
             spec_version: spec_version.to_string(),
