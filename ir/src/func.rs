@@ -5,7 +5,8 @@
 
 use crate::diag::Location;
 use crate::tile_type::TileType;
-use ptoc_isa::OpInfo;
+use ptoc_isa::ops::CMODE_ATTR;
+use ptoc_isa::{CmpMode, OpInfo};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -69,6 +70,23 @@ pub struct Op {
     pub result: ValueId,
     pub loc: Location,
     pub attrs: BTreeMap<String, Attr>,
+}
+
+impl Op {
+    /// The relation a TCMP's `pto.cmode` attribute names (docs/isa.md §1.9); `None` when the
+    /// attribute is missing or names no relation (pto-verify reports both).
+    pub fn cmode(&self) -> Option<CmpMode> {
+        match self.attrs.get(CMODE_ATTR) {
+            Some(Attr::Str(name)) => CmpMode::from_mlir_name(name),
+            _ => None,
+        }
+    }
+
+    /// Write `mode` as the op's `pto.cmode` attribute.
+    pub fn set_cmode(&mut self, mode: CmpMode) {
+        self.attrs
+            .insert(CMODE_ATTR.into(), Attr::Str(mode.mlir_name().into()));
+    }
 }
 
 #[derive(Clone, Debug, Default)]

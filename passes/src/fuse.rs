@@ -24,7 +24,6 @@ use egg::{Id, Runner, SimpleScheduler, StopReason};
 use extract::{Extraction, Origin};
 use lang::{leaf_type, OpCode, TileAnalysis, TileGraph, TileNode};
 use ptoc_ir::{Diagnostic, Function, Location, ValueId};
-use ptoc_isa::OpKind;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -146,13 +145,8 @@ fn build(func: &Function) -> Option<Built> {
         });
     }
     for (i, op) in func.ops.iter().enumerate() {
-        // A TCMP's relation is an attribute the e-graph's nodes do not carry (two TCMPs of the
-        // same operands but different `pto.cmode` would be merged), and no rewrite involving
-        // TCMP or TSEL is needed yet: a function containing either is left as written.
-        if matches!(op.info.kind, OpKind::Compare | OpKind::Select) {
-            return None;
-        }
-        let code = OpCode::of(op.info)?;
+        // A TCMP's relation is part of its code: a TCMP without one is left to pto-verify.
+        let code = OpCode::of_op(op)?;
         let sources = op
             .operands
             .iter()
@@ -310,7 +304,7 @@ fn rebuild(
                 let (name, loc, attrs) = match original.get(class) {
                     Some(&i) => {
                         let op = &func.ops[i];
-                        let same = OpCode::of(op.info) == Some(*code)
+                        let same = OpCode::of_op(op) == Some(*code)
                             && op
                                 .operands
                                 .iter()
@@ -335,6 +329,10 @@ fn rebuild(
                 let result = out.push_op(code.info(), operands, ty, name, loc);
                 if let Some(op) = out.ops.last_mut() {
                     op.attrs = attrs;
+                    // A TCMP the rules created or rewired takes its relation from its code.
+                    if let Some(mode) = code.cmode() {
+                        op.set_cmode(mode);
+                    }
                 }
                 value_of.insert(*class, result);
             }

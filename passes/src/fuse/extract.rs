@@ -29,6 +29,8 @@
 use super::lang::{TileGraph, TileNode};
 use egg::{Id, Language};
 use ptoc_ir::TileType;
+use ptoc_isa::geometry::predicate_bytes;
+use ptoc_isa::Storage;
 
 /// What one bundle costs, in bytes of tile footprint.
 pub const BUNDLE_COST: u64 = 1024;
@@ -36,11 +38,15 @@ pub const BUNDLE_COST: u64 = 1024;
 /// Rounds of improvement moves (each round is one sweep of each move kind).
 const MAX_ROUNDS: usize = 8;
 
-/// The physical footprint of a tile, in bytes (0 while a dimension is unknown).
+/// The physical footprint of a tile, in bytes (0 while a dimension is unknown); a predicate's is
+/// packed, one bit per element (docs/isa.md §3.6).
 pub fn tile_bytes(ty: &TileType) -> u64 {
-    match ty.dims() {
-        Some((rows, cols, _, _)) => rows as u64 * cols as u64 * ty.dtype.bits() as u64 / 8,
-        None => 0,
+    match (ty.dims(), ty.storage) {
+        (Some((rows, cols, _, _)), Storage::Numeric) => {
+            rows as u64 * cols as u64 * ty.dtype.bits() as u64 / 8
+        }
+        (Some((rows, cols, _, _)), Storage::Predicate) => predicate_bytes(rows, cols),
+        (None, _) => 0,
     }
 }
 

@@ -8,53 +8,99 @@
 //! expand copy's full shape is not implied by its operand).
 //!
 //! Op names come from [`ptoc_isa::ops::CATALOGUE`] (the lower-case mnemonic), never from a second
-//! table.
+//! table. A TCMP's relation is part of its op ([`OpCode`]): `tcmp.lt`, `tcmp.ge`, ….
 
 use egg::{Analysis, DidMerge, EGraph, FromOp, Id, Language};
-use ptoc_ir::TileType;
+use ptoc_ir::{Op, TileType};
 use ptoc_isa::ops::{self, OpInfo, CATALOGUE};
+use ptoc_isa::{CmpMode, OpKind};
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
 
-/// A catalogue op, as its index in [`CATALOGUE`].
+/// A catalogue op, as its index in [`CATALOGUE`], with TCMP's relation (`pto.cmode`).
+///
+/// The relation is part of the op, as if `tcmp.lt` and `tcmp.ge` were two ops: it takes part in
+/// the node's equality, hash and discriminant, so hash-consing never merges two TCMPs of the same
+/// operands with different relations, and a pattern names the relation it matches
+/// (`(tcmp.lt ?a ?b ?t)`). Every other op has no relation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct OpCode(u8);
+pub struct OpCode {
+    row: u8,
+    cmode: Option<CmpMode>,
+}
 
 impl OpCode {
-    /// The code of a catalogue row (`None` only for a row that is not in the catalogue).
+    /// The code of a catalogue row that needs no attribute (`None` for TCMP, whose code needs its
+    /// relation: [`OpCode::of_op`], [`OpCode::compare`]).
     pub fn of(info: &OpInfo) -> Option<OpCode> {
+        OpCode::with(info, None)
+    }
+
+    /// The code of an op of a function: its row, and for TCMP the relation its `pto.cmode` names
+    /// (`None` if it names none).
+    pub fn of_op(op: &Op) -> Option<OpCode> {
+        OpCode::with(op.info, op.cmode())
+    }
+
+    /// TCMP with relation `mode`.
+    pub fn compare(mode: CmpMode) -> Option<OpCode> {
+        OpCode::with(ops::by_kind(OpKind::Compare)?, Some(mode))
+    }
+
+    /// The row of `info` with `cmode`, which must be present exactly for TCMP.
+    fn with(info: &OpInfo, cmode: Option<CmpMode>) -> Option<OpCode> {
+        if (info.kind == OpKind::Compare) != cmode.is_some() {
+            return None;
+        }
         CATALOGUE
             .iter()
             .position(|row| std::ptr::eq(row, info) || row.mnemonic == info.mnemonic)
             .and_then(|i| u8::try_from(i).ok())
-            .map(OpCode)
+            .map(|row| OpCode { row, cmode })
     }
 
-    /// The code of the op with this kind.
-    pub fn of_kind(kind: ops::OpKind) -> Option<OpCode> {
+    /// The code of the op with this kind (`None` for TCMP, [`OpCode::compare`]).
+    pub fn of_kind(kind: OpKind) -> Option<OpCode> {
         ops::by_kind(kind).and_then(OpCode::of)
     }
 
     pub fn info(self) -> &'static OpInfo {
-        &CATALOGUE[self.0 as usize]
+        &CATALOGUE[self.row as usize]
     }
 
-    /// The pattern spelling: the lower-case mnemonic (`trowexpandadd`).
+    /// TCMP's relation; `None` for every other op.
+    pub fn cmode(self) -> Option<CmpMode> {
+        self.cmode
+    }
+
+    /// The pattern spelling: the lower-case mnemonic (`trowexpandadd`), and for TCMP a dot and
+    /// the `pto.cmode` spelling of its relation (`tcmp.lt`).
     pub fn name(self) -> String {
-        self.info().mnemonic.to_ascii_lowercase()
+        let mnemonic = self.info().mnemonic.to_ascii_lowercase();
+        match self.cmode {
+            Some(mode) => format!("{mnemonic}.{}", mode.mlir_name()),
+            None => mnemonic,
+        }
     }
 }
 
 impl FromStr for OpCode {
     type Err = ();
     fn from_str(s: &str) -> Result<OpCode, ()> {
-        ops::by_mnemonic(s).and_then(OpCode::of).ok_or(())
+        let (mnemonic, cmode) = match s.split_once('.') {
+            Some((m, mode)) => (m, Some(CmpMode::from_mlir_name(mode).ok_or(())?)),
+            None => (s, None),
+        };
+        ops::by_mnemonic(mnemonic)
+            .and_then(|info| OpCode::with(info, cmode))
+            .ok_or(())
     }
 }
 
-/// Most children an op node has: two sources and the result-type leaf.
-const MAX_CHILDREN: usize = 3;
+/// Most children an op node has: three sources (TSEL's predicate, true and false sources) and the
+/// result-type leaf.
+const MAX_CHILDREN: usize = 4;
 
 /// One e-node.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -22,7 +22,7 @@ use egg::{Applier, ConditionalApplier, Id, Pattern, PatternAst, Rewrite, Subst, 
 use ptoc_ir::TileType;
 use ptoc_isa::dtype::EXPDIF_PAIRS;
 use ptoc_isa::ops::CATALOGUE;
-use ptoc_isa::{Axis, ElementOp, OpKind, PadValue, Reduction, TypeClass, UnaryOp};
+use ptoc_isa::{Axis, CmpMode, ElementOp, OpKind, PadValue, Reduction, TypeClass, UnaryOp};
 use std::sync::OnceLock;
 
 pub type TileRewrite = Rewrite<TileNode, TileAnalysis>;
@@ -78,6 +78,9 @@ fn build_rules() -> Vec<TileRewrite> {
             rules.extend(reduce_of_expand(axis, red));
         }
     }
+    for mode in CmpMode::ALL {
+        rules.extend(compare_swapped(mode));
+    }
     rules
 }
 
@@ -87,10 +90,10 @@ fn var(name: &str) -> Var {
         .unwrap_or_else(|_| Var::from(Symbol::from(name)))
 }
 
-/// Same element type and the same physical and valid shape, all known. Pads are not compared: no
-/// op reads a source's padding.
+/// Same element type and storage and the same physical and valid shape, all known. Pads are not
+/// compared: no op reads a source's padding.
 fn same_shape(a: &TileType, b: &TileType) -> bool {
-    a.dtype == b.dtype && a.dims().is_some() && a.dims() == b.dims()
+    a.dtype == b.dtype && a.storage == b.storage && a.dims().is_some() && a.dims() == b.dims()
 }
 
 /// `vector` is a legal broadcast operand for an expand op whose full shape is `full`: the same
@@ -270,7 +273,8 @@ fn expand_once(axis: Axis, kind: OpKind) -> Option<TileRewrite> {
     let names: &[(&str, &str)] = match kind {
         OpKind::Binary(_) => &[("?b", "?tb"), ("?c", "?tc")],
         OpKind::Unary(_) => &[("?b", "?tb")],
-        // TCMP and TSEL never reach the e-graph ([`super::build`] leaves their functions alone).
+        // No expand op copies a predicate (TCMP's result), and TSEL's predicate is always a
+        // full-shape tile, so neither can be computed on the vectors (docs/isa.md §1.9).
         OpKind::Expand(..) | OpKind::Reduce(..) | OpKind::Compare | OpKind::Select => return None,
     };
     let expands: Vec<String> = names
@@ -391,4 +395,37 @@ fn reduce_of_expand(axis: Axis, red: Reduction) -> Option<TileRewrite> {
         format!("{red:?}").to_ascii_lowercase()
     );
     conditional(name, &lhs, "?b", condition)
+}
+
+/// The relation that holds of `(b, a)` exactly when `mode` holds of `(a, b)`: EQ and NE are
+/// symmetric, LT mirrors GT and LE mirrors GE.
+fn mirrored(mode: CmpMode) -> CmpMode {
+    match mode {
+        CmpMode::Eq => CmpMode::Eq,
+        CmpMode::Ne => CmpMode::Ne,
+        CmpMode::Lt => CmpMode::Gt,
+        CmpMode::Gt => CmpMode::Lt,
+        CmpMode::Le => CmpMode::Ge,
+        CmpMode::Ge => CmpMode::Le,
+    }
+}
+
+/// `tcmp.MODE(a, b)` → `tcmp.MIRROR(b, a)` (`lt` ↔ `gt`, `le` ↔ `ge`, `eq` and `ne` to
+/// themselves), so a comparison written both ways round is computed once.
+///
+/// Exact: for an ordered pair the relations come from one total order (integers at their width,
+/// floats by the IEEE order with ±0 equal), where `a < b` ⇔ `b > a` and `a ≤ b` ⇔ `b ≥ a`; an
+/// unordered pair (a NaN on either side) makes every relation but NE false and NE true, on both
+/// sides (docs/isa.md §1.9). NV is raised when either operand is a signalling NaN, so by both; the
+/// sources' legality checks (types, shapes, definedness, encodings) are the same two tiles', so
+/// both fault alike. The mirrored op keeps the result type `?t` (its pad included).
+///
+/// What is *not* a rule here: TCMP and TSEL have no expand forms, and `tsel(p, a, a)` → `a` would
+/// drop the only use of `p`, whose TCMP may raise NV or fault on an invalid TF32/HF32 encoding,
+/// while a function argument's padding need not be what TSEL's pad writes.
+fn compare_swapped(mode: CmpMode) -> Option<TileRewrite> {
+    let (from, to) = (OpCode::compare(mode)?, OpCode::compare(mirrored(mode))?);
+    let lhs: Pattern<TileNode> = format!("({} ?a ?b ?t)", from.name()).parse().ok()?;
+    let rhs: Pattern<TileNode> = format!("({} ?b ?a ?t)", to.name()).parse().ok()?;
+    Rewrite::new(format!("compare-{}-swapped", mode.mlir_name()), lhs, rhs).ok()
 }
