@@ -339,6 +339,8 @@ impl Machine {
         let dst = self.resolve_destination(op, dst_type, dims, sources, (hand, size), mask, pad)?;
         // 10. Operand legality, execution, publication.
         self.check_operands(op, src_type, &dst.tile, sources)?;
+        // A reserved CMode never gets here: the decoder already refused its B.DATR as an illegal
+        // instruction (docs/isa.md §1.9). The check stands for the closed TCMP schema's own.
         let cmode = match op.kind {
             OpKind::Compare => Some(block.datr.map_or(Ok(CmpMode::Eq), |d| {
                 CmpMode::from_code(d.cmode).ok_or((
