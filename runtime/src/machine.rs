@@ -147,7 +147,8 @@ impl Machine {
         mask: PeMask,
     ) -> Result<(), LoadError> {
         let err = |reason: String| Err(LoadError { reg, reason });
-        if self.file.is_allocated(reg) {
+        let absolute = self.file.naming() == NamingModel::AbsoluteNoFree;
+        if absolute && self.file.is_allocated(reg) {
             return err("the register is already allocated".into());
         }
         if mask.is_noop() {
@@ -455,7 +456,9 @@ impl Machine {
         let dst = self.resolve_destination(op, dst_type, dims, sources, (hand, size), mask, pad)?;
         // 10. Operand legality, execution, publication.
         self.check_operands(op, src_type, &dst.tile, sources)?;
-        // The relation of an op that reads B.DATR CMode (TCMP); an omitted B.DATR means EQ.
+        // The relation of an op that reads B.DATR CMode (TCMP); an omitted B.DATR means EQ. A
+        // reserved CMode never gets here: the decoder already refused its B.DATR as an illegal
+        // instruction (docs/isa.md §1.9). The check stands for the closed TCMP schema's own.
         let cmode = if op.kind.datr_fields().cmode {
             Some(block.datr.map_or(Ok(CmpMode::Eq), |d| {
                 CmpMode::from_code(d.cmode).ok_or((

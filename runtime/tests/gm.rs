@@ -246,3 +246,32 @@ fn block_structure_faults() {
     let f = run(&[0x0FB1_0277]);
     assert_eq!(f.class, FaultClass::IllegalInstruction);
 }
+
+/// Under queue naming the loader pushes arguments in order: the first of two on one hand ends
+/// up as T#2, the second as T#1, and a bundle reading T#2 reads the first (docs/isa.md §9
+/// decisions 1–2).
+#[test]
+fn queue_loader_pushes_arguments_in_order() {
+    let mut m = Machine::with_naming(ptoc_isa::profile::NamingModel::Queue);
+    m.load(reg(1), tile(U32, 1, 2, (1, 2), &[1, 2])).unwrap();
+    m.load(reg(0), tile(U32, 1, 2, (1, 2), &[3, 4])).unwrap();
+    assert_eq!(
+        m.tile(reg(1)).unwrap().valid_values(),
+        vec![Some(1), Some(2)]
+    );
+    assert_eq!(
+        m.tile(reg(0)).unwrap().valid_values(),
+        vec![Some(3), Some(4)]
+    );
+    // TMOV T#2 (the first argument) pushes a copy: it becomes T#1, the arguments T#2 and T#3.
+    let iot_t2_to_t = 0x0018_DE13;
+    m.run(&[0xF821_1181, iot_t2_to_t, BSTOP]).unwrap();
+    assert_eq!(
+        m.tile(reg(0)).unwrap().valid_values(),
+        vec![Some(1), Some(2)]
+    );
+    assert_eq!(
+        m.tile(reg(2)).unwrap().valid_values(),
+        vec![Some(1), Some(2)]
+    );
+}
