@@ -257,11 +257,55 @@ fn verify(
     .map_err(|e| to_py(py, e))
 }
 
+/// Check the compiled kernel `kernel` against the reference evaluator of another function of
+/// the same source, `reference` (a hand-optimised variant against its plain meaning); raises
+/// `VerifyError` at the first disagreement. `ptoc.verify` is this with each kernel against
+/// itself.
+#[pyfunction]
+#[pyo3(signature = (source, filename, kernel, reference, trials, seed))]
+fn verify_against(
+    py: Python<'_>,
+    source: String,
+    filename: String,
+    kernel: String,
+    reference: String,
+    trials: u32,
+    seed: u64,
+) -> PyResult<()> {
+    py.detach(|| -> Result<(), Error> {
+        let driver = Driver::new(Options::default())?;
+        let module = driver
+            .import(&Source::new(&source, &filename))
+            .map_err(CompileError::from)?;
+        let kernels = driver
+            .compile_kernels(&module)
+            .map_err(CompileError::from)?;
+        let functions = driver
+            .reference_module(&module)
+            .map_err(CompileError::from)?;
+        let compiled = ptoc::select_kernel(&kernels, Some(&kernel))?;
+        let function = functions
+            .functions
+            .iter()
+            .find(|f| f.name == reference)
+            .ok_or_else(|| ExecError::NoSuchKernel(format!("no function @{reference}")))?;
+        match ptoc::verify::verify_kernel(compiled, function, trials, seed)? {
+            None => Ok(()),
+            Some(mismatch) => Err(Error::Verify(VerifyError::Mismatch {
+                kernel,
+                mismatch: Box::new(mismatch),
+            })),
+        }
+    })
+    .map_err(|e| to_py(py, e))
+}
+
 /// The native module.
 #[pymodule]
 fn _ptoc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compile, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(verify, m)?)?;
+    m.add_function(wrap_pyfunction!(verify_against, m)?)?;
     Ok(())
 }
