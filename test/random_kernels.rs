@@ -7,7 +7,7 @@ use ptoc::verify::verify_kernel;
 use ptoc::{Driver, Options};
 use ptoc_isa::dtype::{A9, ARITHMETIC, EXPDIF_SOURCES};
 use ptoc_isa::ops::CATALOGUE;
-use ptoc_isa::{DataType, OpKind, RoundingMode};
+use ptoc_isa::{CmpMode, DataType, OpKind, RoundingMode};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -61,13 +61,22 @@ fn random_kernel(seed: u64) -> String {
     );
     let mut extra_results: Vec<(String, String)> = Vec::new();
     let full_pad = |rng: &mut StdRng| tile(rows, cols, vr, vc, elem, random_pad(rng));
+    // Predicates: a predicate argument half the time, and every TCMP result, with whether a TSEL
+    // has read it yet (an unread one becomes a result, so every comparison is checked).
+    let pred_arg = rng
+        .gen_bool(0.5)
+        .then(|| tile(rows, cols, vr, vc, "i1", ""));
+    let mut preds: Vec<(String, String, bool)> = pred_arg
+        .iter()
+        .map(|t| ("%p".to_string(), t.clone(), true))
+        .collect();
     for i in 0..rng.gen_range(1..=8) {
         let v = format!("%v{i}");
         let pick = |rng: &mut StdRng, from: &Vec<(String, String)>| {
             from[rng.gen_range(0..from.len())].clone()
         };
         let ((x, xt), (y, yt)) = (pick(&mut rng, &fulls), pick(&mut rng, &fulls));
-        match rng.gen_range(0..9) {
+        match rng.gen_range(0..11) {
             0 => {
                 let op = ["tadd", "tsub", "tmul", "tdiv", "tmax", "tmin"][rng.gen_range(0..6)];
                 let ty = full_pad(&mut rng);
@@ -175,6 +184,32 @@ fn random_kernel(seed: u64) -> String {
                 body.push(format!("{v} = \"pto.tcvt\"({v}c){back} : ({mid}) -> {ty}"));
                 fulls.push((v, ty));
             }
+            9 => {
+                // A comparison of two full tiles, or of one with itself (NaN against NaN, and a
+                // ±0 in every zero element), under any relation.
+                let mode = CmpMode::ALL[rng.gen_range(0..CmpMode::ALL.len())];
+                let (y, yt) = if rng.gen_bool(0.25) {
+                    (x.clone(), xt.clone())
+                } else {
+                    (y, yt)
+                };
+                let ty = tile(rows, cols, vr, vc, "i1", random_pad(&mut rng));
+                body.push(format!(
+                    "{v} = \"pto.tcmp\"({x}, {y}) {{pto.cmode = \"{}\"}} : ({xt}, {yt}) -> {ty}",
+                    mode.mlir_name()
+                ));
+                preds.push((v, ty, false));
+            }
+            10 if !preds.is_empty() => {
+                let k = rng.gen_range(0..preds.len());
+                preds[k].2 = true;
+                let (p, pt) = (preds[k].0.clone(), preds[k].1.clone());
+                let ty = full_pad(&mut rng);
+                body.push(format!(
+                    "{v} = \"pto.tsel\"({p}, {x}, {y}) : ({pt}, {xt}, {yt}) -> {ty}"
+                ));
+                fulls.push((v, ty));
+            }
             _ => {
                 // numpy-style broadcasting, made explicit by shape inference.
                 let (b, bt) = pick(&mut rng, &row_vecs);
@@ -187,13 +222,16 @@ fn random_kernel(seed: u64) -> String {
             }
         }
     }
-    // Return the last full tile (with its written type) and any index results.
+    // Return the last full tile (with its written type), any index results and every predicate
+    // no TSEL read.
     let mut results = vec![fulls.last().unwrap().clone()];
     results.extend(extra_results);
+    results.extend(preds.into_iter().filter(|p| !p.2).map(|(n, t, _)| (n, t)));
     let names: Vec<&str> = results.iter().map(|(n, _)| n.as_str()).collect();
     let types: Vec<&str> = results.iter().map(|(_, t)| t.as_str()).collect();
+    let pred_arg = pred_arg.map_or(String::new(), |t| format!(", %p: {t}"));
     format!(
-        "func.func @random(%a: {f}, %b: {f}, %r: {r}, %c: {c}) -> ({rt}) {{\n  {body}\n  return {names} : {rt}\n}}\n",
+        "func.func @random(%a: {f}, %b: {f}, %r: {r}, %c: {c}{pred_arg}) -> ({rt}) {{\n  {body}\n  return {names} : {rt}\n}}\n",
         f = s.full,
         r = s.row,
         c = s.col,
@@ -252,4 +290,27 @@ fn generator_covers_every_element_type() {
         })
         .collect();
     assert_eq!(seen.len(), ARITHMETIC.len());
+}
+
+/// TCMP under every relation, TSEL reading a TCMP's predicate and a predicate argument, and a
+/// predicate result all occur in the kernels the property test draws from.
+#[test]
+fn generator_covers_compare_and_select() {
+    let texts: Vec<String> = (0..400u64).map(random_kernel).collect();
+    for mode in CmpMode::ALL {
+        let attr = format!("pto.cmode = \"{}\"", mode.mlir_name());
+        assert!(texts.iter().any(|t| t.contains(&attr)), "{attr}");
+    }
+    let select_of = |t: &str, p: &str| t.contains(&format!("\"pto.tsel\"({p}"));
+    assert!(texts.iter().any(|t| select_of(t, "%p")));
+    assert!(texts.iter().any(|t| select_of(t, "%v")));
+    // The signature's result list (`-> (…)` on the first line) holds a predicate.
+    let returns_predicate = |t: &str| {
+        let first = t.lines().next().unwrap_or("");
+        first
+            .split("-> (")
+            .nth(1)
+            .is_some_and(|r| r.contains("xi1"))
+    };
+    assert!(texts.iter().any(|t| returns_predicate(t)));
 }

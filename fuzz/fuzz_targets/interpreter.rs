@@ -3,14 +3,20 @@
 //!
 //! Each 5-byte chunk is one word: a selector byte either passes the next four bytes through raw
 //! or shapes them into a BSTART/B.DATR/B.DIM/B.IOT/BSTOP with random fields (small dimensions and
-//! source registers that name the preloaded tiles), so most programs get past the decoder. TCVT
-//! gets BSTARTs of its own and B.DATRs with only its RMode and Sat set, so conversions between
-//! the preloaded types under every control are common.
+//! source registers that name the preloaded tiles), so most programs get past the decoder. A
+//! quarter of the shaped BSTARTs open a TCVT and a quarter a TCMP or TSEL (docs/isa.md §1.9,
+//! §1.10); a B.DATR sets a pad and maybe a type and nothing else, or also TCVT's RMode and Sat, or
+//! any field (any CMode, reserved 6 and 7 included); a B.IOT may be TSEL's first binding (two
+//! sources, no destination, not last), and three of the preloaded tiles are predicates matching
+//! numeric ones.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use ptoc_isa::{DataType, SizeCode, TileReg};
 use ptoc_runtime::{Machine, Tile};
+
+/// Registers of the preloaded tiles: numeric ones, then predicates.
+const REGS: [u32; 8] = [0, 1, 2, 3, 16, 4, 5, 17];
 
 fn preload(m: &mut Machine) {
     let tiles: [(u32, DataType, u32, u32, (u32, u32)); 5] = [
@@ -29,13 +35,31 @@ fn preload(m: &mut Machine) {
             .unwrap();
         m.load(TileReg::new(reg).unwrap(), tile).unwrap();
     }
+    // Predicates with the geometry of T#1 (FP32, 8x4), T#3 (U8, 32x4) and U#1 (S16, 64x2), so a
+    // TSEL over those tiles can pass its shape checks; bits alternate from the register's parity.
+    let predicates: [(u32, u32, (u32, u32), (u32, u32)); 3] =
+        [(4, 1, (8, 4), (2, 3)), (5, 1, (32, 4), (2, 3)), (17, 1, (64, 2), (4, 2))];
+    for (reg, size, shape, valid) in predicates {
+        let n = (valid.0 * valid.1) as u64;
+        let bits: Vec<u64> = (0..n).map(|k| (k + reg as u64) & 1).collect();
+        let tile = Tile::allocated_predicate(SizeCode::new(size).unwrap(), shape, valid)
+            .unwrap()
+            .with_valid_values(&bits)
+            .unwrap();
+        m.load(TileReg::new(reg).unwrap(), tile).unwrap();
+    }
 }
 
 fn shape(selector: u8, w: u32) -> u32 {
     match selector % 8 {
         0 | 1 => w,
-        // BSTART.TEPL, Mode 0 or 2 mostly, any DataType; one in four a TCVT (Mode 0, Function 27).
+        // BSTART.TEPL with any DataType: one in four a TCVT (Mode 0, Function 27), one in four a
+        // TCMP (0/13) or TSEL (0/26), the others Mode 0 or 2 with any Function.
         2 if selector & 0x60 == 0x60 => (w & 0xF800_0000) | (27 << 20) | 0x0001_9181,
+        2 if selector & 0x60 == 0x40 => {
+            let function = if w & (1 << 20) != 0 { 26 } else { 13 };
+            (w & 0xF800_0000) | (function << 20) | 0x0001_9181
+        }
         2 => (w & 0xF9F0_0000) | ((selector as u32 >> 3 & 1) << 26) | 0x0001_9181,
         // B.DATR with a pad and maybe a type; other fields usually zero, sometimes only TCVT's
         // RMode and Sat, sometimes any.
@@ -49,11 +73,11 @@ fn shape(selector: u8, w: u32) -> u32 {
         }
         // B.DIM LBn = 1..8 from the zero register.
         4 => ((1 + (w >> 20) % 8) << 20) | ((w % 3) << 12) | 0x43,
-        // B.IOT: sources among the preloaded registers, PEMode, L, SizeCode 1..4, any form.
+        // B.IOT: sources among the preloaded registers, PEMode, L, SizeCode 1..4, any form (the
+        // two-source form without a destination is TSEL's first binding).
         5 | 6 => {
-            let regs = [0u32, 1, 2, 3, 16];
-            let s0 = regs[(w & 7) as usize % 5];
-            let s1 = regs[((w >> 3) & 7) as usize % 5];
+            let s0 = REGS[(w & 7) as usize];
+            let s1 = REGS[((w >> 3) & 7) as usize];
             let form = 4 + (w >> 6) % 3;
             let size = if form == 6 || w & 0x100 != 0 { 1 + (w >> 9) % 4 } else { 0 };
             let (srcs, size) = match form {

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ptoc_isa::DataType;
+use ptoc_isa::{DataType, Storage};
 
 // The reader is the CLI's own module, compiled here without the MLIR front end it sits beside.
 #[path = "../../ptoc/src/cli/npy.rs"]
@@ -24,9 +24,13 @@ fuzz_target!(|data: &[u8]| {
     let Some((&selector, bytes)) = data.split_first() else {
         return;
     };
-    let dtype = TYPES[selector as usize % TYPES.len()];
+    // One selector value past the numeric types reads a predicate (bool or uint8 0/1).
+    let (dtype, storage) = match TYPES.get(selector as usize % (TYPES.len() + 1)) {
+        Some(&t) => (t, Storage::Numeric),
+        None => (DataType::U8, Storage::Predicate),
+    };
     let (rows, cols) = (1 + (selector as u32 >> 3) % 4, 1 + (selector as u32 >> 5) % 4);
-    if let Ok(bits) = npy::read_input(bytes, dtype, rows, cols) {
+    if let Ok(bits) = npy::read_input(bytes, dtype, storage, rows, cols) {
         assert_eq!(bits.len(), (rows * cols) as usize);
         assert!(bits.iter().all(|&b| b & !dtype.carrier_mask() == 0));
     }

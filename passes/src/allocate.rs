@@ -141,10 +141,18 @@ pub fn allocate_function(func: &Function, mask: PeMask) -> Result<Allocation, Ve
             for (i, (&small, &r)) in op.operands.iter().zip(&rows).enumerate() {
                 if r == big {
                     continue;
-                } else if let Some(root) =
-                    fresh_root(func, small).filter(|root| min_rows[root.0 as usize] < big)
-                {
-                    min_rows[root.0 as usize] = big;
+                }
+                let pending = fresh_root(func, small).map(|root| {
+                    let want = &mut min_rows[root.0 as usize];
+                    if *want < big {
+                        *want = big;
+                        return true;
+                    }
+                    // Another op raised it earlier in this sweep (a predicate argument read by
+                    // two TSELs): its rows are recomputed in the next one.
+                    rows_of(root).is_some_and(|now| now < *want)
+                });
+                if pending == Some(true) {
                     raised = true;
                 } else {
                     let other = op.operands[big_at];
@@ -544,6 +552,24 @@ mod tests {
             "y takes 256 B to derive 16 rows"
         );
         assert_eq!(size_rows(&a.ops[1]), (2, 16));
+    }
+
+    #[test]
+    fn a_predicate_argument_read_twice_grows_once() {
+        // 5x2 hf32 data lives in 128 B, 16 rows; the predicate argument keeps its written rows
+        // until a TSEL needs 16. Two TSELs ask in the same sweep: the second one must not
+        // mistake the pending growth for a tile that cannot grow (a random kernel found this).
+        let mut b = Builder::new();
+        let p = b.arg("p", "5x2xi1");
+        let x = b.arg("x", "5x2xhf32");
+        let y = b.arg("y", "5x2xhf32");
+        let s = b.op("s", "TSEL", &[p, x, x], "5x2xhf32");
+        b.op("t", "TSEL", &[p, s, y], "5x2xhf32");
+        let a = allocate(&b.ret(&[])).unwrap();
+        // 16 rows x 2 bits = 4 bytes: SizeCode 1.
+        assert_eq!(size_rows(&a.args[0]), (1, 16));
+        let rows: Vec<u32> = a.args.iter().chain(&a.ops).map(|p| p.rows).collect();
+        assert_eq!(rows, [16, 16, 16, 16, 16]);
     }
 
     #[test]

@@ -329,6 +329,8 @@ fn rebuild(
                 let result = out.push_op(code.info(), operands, ty, name, loc);
                 if let Some(op) = out.ops.last_mut() {
                     op.attrs = attrs;
+                    // An op the rules created or rewired (a mirrored TCMP) takes its control,
+                    // the relation included, from its node.
                     node.control().apply(op);
                 }
                 value_of.insert(*class, result);

@@ -422,13 +422,19 @@ fn run_kernel(
             ));
         }
         let (_, data) = read_input(npy_path)?;
-        let values =
-            npy::read_input(&data, meta.dtype, meta.valid_rows, meta.valid_cols).map_err(|e| {
-                format!(
-                    "error: {npy_path} for argument {}: {e}",
-                    exec::describe_tile(meta)
-                )
-            })?;
+        let values = npy::read_input(
+            &data,
+            meta.dtype,
+            meta.storage,
+            meta.valid_rows,
+            meta.valid_cols,
+        )
+        .map_err(|e| {
+            format!(
+                "error: {npy_path} for argument {}: {e}",
+                exec::describe_tile(meta)
+            )
+        })?;
         inputs[index] = Some(values);
     }
     let missing: Vec<String> = kernel

@@ -207,6 +207,8 @@ fn edge_values(dtype: DataType) -> Vec<u64> {
             let exp_mask = ((1u64 << exp_bits) - 1) << (frac_bits + shift);
             let max_sub = ((1u64 << frac_bits) - 1) << shift;
             let min_normal = 1u64 << (frac_bits + shift);
+            // Negative zero (positive zero is the first edge), so comparisons meet ±0 pairs.
+            v.push(sign);
             for x in [
                 dtype.one(),
                 exp_mask,

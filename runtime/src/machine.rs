@@ -342,7 +342,9 @@ impl Machine {
         let dst = self.resolve_destination(op, dst_type, dims, sources, (hand, size), mask, pad)?;
         // 10. Operand legality, execution, publication.
         self.check_operands(op, src_type, &dst.tile, sources)?;
-        // The relation of an op that reads B.DATR CMode (TCMP); an omitted B.DATR means EQ.
+        // The relation of an op that reads B.DATR CMode (TCMP); an omitted B.DATR means EQ. A
+        // reserved CMode never gets here: the decoder already refused its B.DATR as an illegal
+        // instruction (docs/isa.md §1.9). The check stands for the closed TCMP schema's own.
         let cmode = if op.kind.datr_fields().cmode {
             Some(block.datr.map_or(Ok(CmpMode::Eq), |d| {
                 CmpMode::from_code(d.cmode).ok_or((

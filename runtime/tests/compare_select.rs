@@ -319,3 +319,37 @@ fn tsel_mask_zero_is_a_strict_no_op() {
     m.run(&words).unwrap();
     assert!(m.tile(reg(0)).is_none());
 }
+
+#[test]
+fn reserved_cmodes_are_illegal_instructions_where_the_b_datr_decodes() {
+    // B.DATR's catalogue record constrains CMode to 0..=5, and the command decoder
+    // (`CommandFormOperandsLegal`, run by `ExecuteCommandInstruction` before any handler) rejects
+    // a word outside its constraints with Fault_IllegalInstruction before attribute state changes
+    // (as `block-exec-b-datr-data-attributes-001` shows for a reserved DataType); the closed TCMP
+    // schema's own CMode check at commit is never reached (docs/isa.md §1.9, §3.5).
+    for cmode in [6u32, 7] {
+        for (mnemonic, sources) in [("TCMP", [0u32, 1]), ("TADD", [0, 1])] {
+            let mut m = Machine::new();
+            m.load(reg(0), tile(U16, 1, 8, (1, 2), &[1, 5])).unwrap();
+            m.load(reg(1), tile(U16, 1, 8, (1, 2), &[2, 5])).unwrap();
+            // One good TCMP first: it commits, and the faulting bundle is the second.
+            let mut words = tcmp(
+                U16,
+                Some(cmode_datr(CmpMode::Le, PadValue::Null)),
+                [2, 0, 8],
+                1,
+            );
+            let datr = (cmode << 29) | (3 << 27) | 0x1023;
+            assert!(Instruction::decode(datr).is_err(), "{datr:#010x}");
+            words.extend(bundle(mnemonic, U16, Some(datr), [2, 0, 8], &sources, 1));
+            let f = m.run(&words).unwrap_err();
+            assert_eq!(f.class, FaultClass::IllegalInstruction, "{f}");
+            assert_eq!(f.bundle, 1, "{f}");
+            assert!(f.message.contains(&format!("CMode {cmode}")), "{f}");
+            // The first TCMP's predicate (register 2) is there; nothing else was written.
+            let p = m.tile(reg(2)).unwrap();
+            assert_eq!((p.get(0, 0), p.get(0, 1)), (Some(1), Some(1)));
+            assert!(m.tile(reg(3)).is_none(), "{mnemonic} CMode {cmode}");
+        }
+    }
+}

@@ -38,8 +38,8 @@ pub const BUNDLE_COST: u64 = 1024;
 /// Rounds of improvement moves (each round is one sweep of each move kind).
 const MAX_ROUNDS: usize = 8;
 
-/// The physical footprint of a tile, in bytes (0 while a dimension is unknown); a predicate's
-/// packed bits (docs/isa.md §3.6).
+/// The physical footprint of a tile, in bytes (0 while a dimension is unknown); a predicate's is
+/// packed, one bit per element (docs/isa.md §3.6).
 pub fn tile_bytes(ty: &TileType) -> u64 {
     match (ty.dims(), ty.storage) {
         (Some((rows, cols, _, _)), Storage::Numeric) => {

@@ -10,7 +10,8 @@
 //! An op node also carries what the op reads from B.DATR besides its types and pad ([`OpControl`]:
 //! TCVT's RMode and Sat, `pto.rmode` and `pto.sat`; TCMP's CMode, `pto.cmode`), so two conversions
 //! that round differently, or two comparisons by different relations, are never one class.
-//! Patterns spell no control, so the rules only create nodes with the default one.
+//! Patterns spell a TCMP's relation after a dot (`tcmp.lt`, [`spelling`]) and no numeric control,
+//! so a rule creates a TCMP with the relation it names and every other op with the default control.
 //!
 //! Op names come from [`ptoc_isa::ops::CATALOGUE`] (the lower-case mnemonic), never from a second
 //! table.
@@ -89,6 +90,14 @@ impl OpControl {
         })
     }
 
+    /// TCMP's control: relation `mode` and no numeric control (docs/isa.md §1.9).
+    pub fn relation(mode: CmpMode) -> OpControl {
+        OpControl {
+            cmode: Some(mode),
+            ..OpControl::default()
+        }
+    }
+
     /// Give `op` this control: its `control` field and, with a relation, its `pto.cmode`.
     pub fn apply(self, op: &mut Op) {
         op.control = self.numeric;
@@ -98,6 +107,36 @@ impl OpControl {
                 Attr::Str(mode.mlir_name().to_string()),
             );
         }
+    }
+}
+
+/// The spelling of an op node in patterns and dumps: the lower-case mnemonic (`tadd`), and for
+/// an op that reads CMode a dot and its relation's `pto.cmode` name (`tcmp.lt`; docs/isa.md
+/// §1.9). [`TileNode`]'s `FromOp` reads it back.
+pub fn spelling(code: OpCode, control: OpControl) -> String {
+    match control.cmode {
+        Some(mode) => format!("{}.{}", code.name(), mode.mlir_name()),
+        None => code.name(),
+    }
+}
+
+/// The code and control a [`spelling`] names; `None` unless the relation is there exactly for an
+/// op that reads CMode (`OpKind::datr_fields`) and names one.
+fn parse_spelling(s: &str) -> Option<(OpCode, OpControl)> {
+    let (name, relation) = match s.split_once('.') {
+        Some((name, relation)) => (name, Some(relation)),
+        None => (s, None),
+    };
+    let code: OpCode = name.parse().ok()?;
+    if code.info().kind.datr_fields().cmode != relation.is_some() {
+        return None;
+    }
+    match relation {
+        Some(relation) => Some((
+            code,
+            OpControl::relation(CmpMode::from_mlir_name(relation)?),
+        )),
+        None => Some((code, OpControl::default())),
     }
 }
 
@@ -226,12 +265,12 @@ impl fmt::Display for TileNode {
         match self {
             TileNode::Type(t) => write!(f, "type{t}"),
             TileNode::Arg(a) => write!(f, "arg{a}"),
-            TileNode::Op { code, .. } => f.write_str(&code.name()),
+            TileNode::Op { code, control, .. } => f.write_str(&spelling(*code, *control)),
         }
     }
 }
 
-/// A node spelling that is not a catalogue op, `argN` or `typeN`.
+/// A node spelling that is not a catalogue op's [`spelling`], `argN` or `typeN`.
 #[derive(Debug)]
 pub struct BadNode(pub String);
 
@@ -251,9 +290,9 @@ impl FromOp for TileNode {
         if let Some(a) = leaf("arg") {
             return Ok(TileNode::Arg(a));
         }
-        let code: OpCode = op.parse().map_err(|()| bad())?;
+        let (code, control) = parse_spelling(op).ok_or_else(bad)?;
         let (ty, sources) = children.split_last().ok_or_else(bad)?;
-        TileNode::op(code, sources, *ty).ok_or_else(bad)
+        TileNode::op_with(code, control, sources, *ty).ok_or_else(bad)
     }
 }
 

@@ -1,10 +1,11 @@
-//! The rewrites of `pto-fuse`, each bit-exact under the ISA semantics (docs/isa.md §1.2–1.8).
+//! The rewrites of `pto-fuse`, each bit-exact under the ISA semantics (docs/isa.md §1.2–1.9).
 //!
-//! Every rule is generated from the catalogue (`ops::by_kind`) for both axes and written as a
-//! pattern whose name says what it does (`row-expand-into-add`). Each checks its exactness
-//! conditions on the types the analysis attaches to the matched classes: equal element types,
-//! equal physical and valid geometry, a broadcast vector that fits the full shape (docs/isa.md §1.3), and
-//! an element type the fused op accepts. Padding of a *source* is never read by these ops (docs/isa.md
+//! Every rule is generated from the catalogue (`ops::by_kind`), for both axes where it has one,
+//! and written as a pattern whose name says what it does (`row-expand-into-add`,
+//! `compare-lt-swapped`). Each rule that has exactness conditions checks them on the types the
+//! analysis attaches to the matched classes: equal element types, equal physical and valid
+//! geometry, a broadcast vector that fits the full shape (docs/isa.md §1.3), and an element type
+//! the fused op accepts. Padding of a *source* is never read by these ops (docs/isa.md
 //! §4), so source pads are ignored; a result's pad is kept by reusing the matched op's result-type
 //! leaf `?t`. Sources persist (docs/isa.md §3.4), so reading a value in a different bundle can never
 //! observe a modified tile.
@@ -17,12 +18,14 @@
 //! Commutativity is never a rule of its own (it would double the e-graph at every commutative
 //! op); the commutative ops get a second, mirrored pattern instead.
 
-use super::lang::{leaf_type, value_type, OpCode, TileAnalysis, TileGraph, TileNode};
+use super::lang::{
+    leaf_type, spelling, value_type, OpCode, OpControl, TileAnalysis, TileGraph, TileNode,
+};
 use egg::{Applier, ConditionalApplier, Id, Pattern, PatternAst, Rewrite, Subst, Symbol, Var};
 use ptoc_ir::TileType;
 use ptoc_isa::dtype::EXPDIF_PAIRS;
 use ptoc_isa::ops::CATALOGUE;
-use ptoc_isa::{Axis, ElementOp, OpKind, PadValue, Reduction, TypeClass, UnaryOp};
+use ptoc_isa::{Axis, CmpMode, ElementOp, OpKind, PadValue, Reduction, TypeClass, UnaryOp};
 use std::sync::OnceLock;
 
 pub type TileRewrite = Rewrite<TileNode, TileAnalysis>;
@@ -78,6 +81,9 @@ fn build_rules() -> Vec<TileRewrite> {
             rules.extend(reduce_of_expand(axis, red));
         }
     }
+    for mode in CmpMode::ALL {
+        rules.extend(compare_swapped(mode));
+    }
     rules
 }
 
@@ -87,10 +93,10 @@ fn var(name: &str) -> Var {
         .unwrap_or_else(|_| Var::from(Symbol::from(name)))
 }
 
-/// Same element type and the same physical and valid shape, all known. Pads are not compared: no
-/// op reads a source's padding.
+/// Same element type and storage and the same physical and valid shape, all known. Pads are not
+/// compared: no op reads a source's padding.
 fn same_shape(a: &TileType, b: &TileType) -> bool {
-    a.dtype == b.dtype && a.dims().is_some() && a.dims() == b.dims()
+    a.dtype == b.dtype && a.storage == b.storage && a.dims().is_some() && a.dims() == b.dims()
 }
 
 /// `vector` is a legal broadcast operand for an expand op whose full shape is `full`: the same
@@ -400,4 +406,41 @@ fn reduce_of_expand(axis: Axis, red: Reduction) -> Option<TileRewrite> {
         format!("{red:?}").to_ascii_lowercase()
     );
     conditional(name, &lhs, "?b", condition)
+}
+
+/// The relation that holds of `(b, a)` exactly when `mode` holds of `(a, b)`: EQ and NE are
+/// symmetric, LT mirrors GT and LE mirrors GE.
+fn mirrored(mode: CmpMode) -> CmpMode {
+    match mode {
+        CmpMode::Eq => CmpMode::Eq,
+        CmpMode::Ne => CmpMode::Ne,
+        CmpMode::Lt => CmpMode::Gt,
+        CmpMode::Gt => CmpMode::Lt,
+        CmpMode::Le => CmpMode::Ge,
+        CmpMode::Ge => CmpMode::Le,
+    }
+}
+
+/// `tcmp.MODE(a, b)` → `tcmp.MIRROR(b, a)` (`lt` ↔ `gt`, `le` ↔ `ge`, `eq` and `ne` to
+/// themselves), so a comparison written both ways round is computed once.
+///
+/// Exact: for an ordered pair the relations come from one total order (integers at their width,
+/// floats by the IEEE order with ±0 equal), where `a < b` ⇔ `b > a` and `a ≤ b` ⇔ `b ≥ a`; an
+/// unordered pair (a NaN on either side) makes every relation but NE false and NE true, on both
+/// sides (docs/isa.md §1.9). NV is raised when either operand is a signalling NaN, so by both; the
+/// sources' legality checks (types, shapes, definedness, encodings) are the same two tiles', so
+/// both fault alike. The mirrored op keeps the result type `?t` (its pad included).
+///
+/// What is *not* a rule here: TCMP and TSEL have no expand forms, and `tsel(p, a, a)` → `a` would
+/// drop the only use of `p`, whose TCMP may raise NV or fault on an invalid TF32/HF32 encoding,
+/// while a function argument's padding need not be what TSEL's pad writes.
+fn compare_swapped(mode: CmpMode) -> Option<TileRewrite> {
+    let tcmp = OpCode::of_kind(OpKind::Compare)?;
+    let (from, to) = (
+        spelling(tcmp, OpControl::relation(mode)),
+        spelling(tcmp, OpControl::relation(mirrored(mode))),
+    );
+    let lhs: Pattern<TileNode> = format!("({from} ?a ?b ?t)").parse().ok()?;
+    let rhs: Pattern<TileNode> = format!("({to} ?b ?a ?t)").parse().ok()?;
+    Rewrite::new(format!("compare-{}-swapped", mode.mlir_name()), lhs, rhs).ok()
 }

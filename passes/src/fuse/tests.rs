@@ -3,8 +3,10 @@
 
 use super::*;
 use crate::{Options, Pass, PassContext};
-use ptoc_ir::{Function, Location, TileType, ValueDef, ValueId};
-use ptoc_isa::{ops, DataType, PadValue};
+use lang::{spelling, OpControl};
+use ptoc_ir::{Attr, Function, Location, Op, TileType, ValueDef, ValueId};
+use ptoc_isa::ops::CMODE_ATTR;
+use ptoc_isa::{ops, CmpMode, DataType, PadValue};
 
 /// Builds a function by hand; op `k` sits on line `k + 2`.
 struct Builder {
@@ -32,6 +34,16 @@ impl Builder {
             Some(name.into()),
             Location::new("t.mlir", line, 3),
         )
+    }
+
+    /// A `pto.tcmp` with relation `mode` (its `pto.cmode` attribute) of `a` and `b`.
+    fn cmp(&mut self, mode: CmpMode, a: ValueId, b: ValueId, ty: TileType, name: &str) -> ValueId {
+        let v = self.op("tcmp", &[a, b], ty, name);
+        if let Some(op) = self.f.ops.last_mut() {
+            op.attrs
+                .insert(CMODE_ATTR.into(), Attr::Str(mode.mlir_name().into()));
+        }
+        v
     }
 
     fn ret(mut self, results: &[ValueId]) -> Function {
@@ -655,8 +667,174 @@ fn synthetic_kernels_shrink_and_keep_their_interface() {
 
 #[test]
 fn every_rule_is_built() {
-    // 2 axes × (6 right + 4 left + 2 expdif + 6 binary and 8 unary expand-once + 2 reductions).
-    assert_eq!(rules::rules().len(), 2 * (6 + 4 + 2 + 6 + 8 + 2));
+    // 2 axes × (6 right + 4 left + 2 expdif + 6 binary and 8 unary expand-once + 2 reductions),
+    // and one mirrored comparison per relation.
+    assert_eq!(rules::rules().len(), 2 * (6 + 4 + 2 + 6 + 8 + 2) + 6);
+}
+
+/// The relation `op`'s `pto.cmode` attribute names, read from the attribute itself.
+fn relation(op: &Op) -> Option<CmpMode> {
+    match op.attrs.get(CMODE_ATTR) {
+        Some(Attr::Str(name)) => CmpMode::from_mlir_name(name),
+        _ => None,
+    }
+}
+
+/// The relation of each TCMP of `f`, in program order.
+fn relations(f: &Function) -> Vec<Option<CmpMode>> {
+    f.ops
+        .iter()
+        .filter(|op| op.info.mnemonic == "TCMP")
+        .map(relation)
+        .collect()
+}
+
+#[test]
+fn functions_with_compare_and_select_fuse() {
+    // r = tsel(tcmp.lt(x - broadcast(v), y), x - broadcast(v), y): the broadcast still folds into
+    // the subtraction, and TCMP and TSEL keep their operands, relation and result types.
+    let pred = TileType::predicate(16, 64).with_pad(PadValue::Max);
+    let mut b = Builder::new();
+    let x = b.arg("x", full());
+    let v = b.arg("v", row());
+    let y = b.arg("y", full());
+    let e = b.op("trowexpand", &[v], full(), "e");
+    let d = b.op("tsub", &[x, e], full(), "d");
+    let p = b.cmp(CmpMode::Lt, d, y, pred, "p");
+    let r = b.op("tsel", &[p, d, y], full().with_pad(PadValue::Zero), "r");
+    let mut f = b.ret(&[r, p]);
+    let ctx = run(&mut f);
+    assert_eq!(mnemonics(&f), ["trowexpandsub", "tcmp", "tsel"]);
+    let [sub, cmp, sel] = [&f.ops[0], &f.ops[1], &f.ops[2]];
+    assert_eq!(sub.operands, [f.args[0], f.args[1]]);
+    assert_eq!(cmp.operands, [sub.result, f.args[2]]);
+    assert_eq!(relation(cmp), Some(CmpMode::Lt));
+    assert_eq!(f.value(cmp.result).ty, pred);
+    assert_eq!(sel.operands, [cmp.result, sub.result, f.args[2]]);
+    assert_eq!(sel.attrs.get(CMODE_ATTR), None);
+    assert_eq!(f.results, [sel.result, cmp.result]);
+    assert_eq!(stat(&ctx, "ops-before"), Some(4));
+    assert_eq!(stat(&ctx, "ops-after"), Some(3));
+}
+
+#[test]
+fn compares_with_different_relations_are_never_merged() {
+    // Same operands, same result type: only the relation tells them apart.
+    let pred = TileType::predicate(16, 64);
+    let mut b = Builder::new();
+    let x = b.arg("x", full());
+    let y = b.arg("y", full());
+    let mut results = Vec::new();
+    for mode in CmpMode::ALL {
+        let p = b.cmp(mode, x, y, pred, mode.mlir_name());
+        results.push(b.op("tsel", &[p, x, y], full(), "r"));
+    }
+    let mut f = b.ret(&results);
+    run(&mut f);
+    assert_eq!(mnemonics(&f).len(), 12, "{}", dump(&f));
+    let kept = relations(&f);
+    assert_eq!(kept, CmpMode::ALL.map(Some), "{}", dump(&f));
+    for (op, mode) in f
+        .ops
+        .iter()
+        .filter(|o| o.info.mnemonic == "TCMP")
+        .zip(CmpMode::ALL)
+    {
+        assert_eq!(op.operands, [f.args[0], f.args[1]], "{mode:?}");
+    }
+}
+
+#[test]
+fn a_comparison_written_both_ways_round_is_computed_once() {
+    // tcmp.gt(y, x) is tcmp.lt(x, y) and tcmp.ge(y, x) is tcmp.le(x, y); tcmp.le(y, x) is not.
+    let pred = TileType::predicate(16, 64);
+    let mut b = Builder::new();
+    let x = b.arg("x", full());
+    let y = b.arg("y", full());
+    let lt = b.cmp(CmpMode::Lt, x, y, pred, "lt");
+    let gt = b.cmp(CmpMode::Gt, y, x, pred, "gt");
+    let le = b.cmp(CmpMode::Le, x, y, pred, "le");
+    let ge = b.cmp(CmpMode::Ge, y, x, pred, "ge");
+    let le_swapped = b.cmp(CmpMode::Le, y, x, pred, "le_swapped");
+    let mut f = b.ret(&[lt, gt, le, ge, le_swapped]);
+    let (fused, report) = fuse_function(&f).expect("fusable");
+    assert_eq!(relations(&fused).len(), 3, "{}", dump(&fused));
+    assert_eq!(fused.results[0], fused.results[1]);
+    assert_eq!(fused.results[2], fused.results[3]);
+    assert_ne!(fused.results[2], fused.results[4]);
+    assert!(
+        report
+            .applied
+            .get("compare-lt-swapped")
+            .copied()
+            .unwrap_or(0)
+            > 0
+    );
+    // Whichever spelling survives, each result still means what it meant.
+    for (&r, (mode, a, b)) in fused.results.iter().zip([
+        (CmpMode::Lt, 0, 1),
+        (CmpMode::Gt, 1, 0),
+        (CmpMode::Le, 0, 1),
+        (CmpMode::Ge, 1, 0),
+        (CmpMode::Le, 1, 0),
+    ]) {
+        let ptoc_ir::ValueDef::Op(id) = fused.value(r).def else {
+            panic!("a comparison result is an op");
+        };
+        let op = &fused.ops[id.0 as usize];
+        let (m, sources) = (relation(op).expect("relation"), op.operands.clone());
+        let same = (m, sources.clone()) == (mode, vec![fused.args[a], fused.args[b]]);
+        let mirrored = (m, sources) == (rules_mirror(mode), vec![fused.args[b], fused.args[a]]);
+        assert!(same || mirrored, "{mode:?}: {}", dump(&fused));
+    }
+    run(&mut f);
+    assert_eq!(dump(&f), dump(&fused));
+}
+
+/// The mirrored relation, written out independently of the rule's own table.
+fn rules_mirror(mode: CmpMode) -> CmpMode {
+    [
+        CmpMode::Eq,
+        CmpMode::Ne,
+        CmpMode::Gt,
+        CmpMode::Lt,
+        CmpMode::Ge,
+        CmpMode::Le,
+    ][mode as usize]
+}
+
+#[test]
+fn compare_op_spellings_round_trip() {
+    use egg::FromOp;
+    let tcmp = OpCode::of(ops::by_mnemonic("TCMP").unwrap()).expect("catalogue op");
+    let children = [Id::from(0usize), Id::from(1usize), Id::from(2usize)];
+    let written = [
+        "tcmp.eq", "tcmp.ne", "tcmp.lt", "tcmp.gt", "tcmp.le", "tcmp.ge",
+    ];
+    for (mode, text) in CmpMode::ALL.into_iter().zip(written) {
+        let control = OpControl::relation(mode);
+        assert_eq!(spelling(tcmp, control), text);
+        let node = TileNode::from_op(text, children.to_vec()).expect(text);
+        assert_eq!(
+            node,
+            TileNode::op_with(tcmp, control, &children[..2], children[2]).unwrap()
+        );
+        assert_eq!(node.to_string(), text);
+    }
+    // TCMP needs a relation; no other op takes one, and no other op spells a control.
+    let parses = |text: &str| TileNode::from_op(text, children.to_vec()).is_ok();
+    assert!(!parses("tcmp"));
+    assert!(!parses("tadd.lt"));
+    assert!(!parses("tcmp.xx"));
+    assert!(!parses("tcmp.LT"));
+    assert!(parses("tadd"));
+    // A TCMP whose pto.cmode names no relation has no control: the function is left to pto-verify.
+    let mut b = Builder::new();
+    let x = b.arg("x", full());
+    let p = b.op("tcmp", &[x, x], TileType::predicate(16, 64), "p");
+    let f = b.ret(&[p]);
+    assert_eq!(OpControl::of(&f.ops[0]), None);
+    assert!(fuse_function(&f).is_none());
 }
 
 /// Random integer kernels over 4x8 tiles, their 4x1 row and 1x8 column vectors.
@@ -673,6 +851,8 @@ mod random {
         Full,
         Row,
         Col,
+        /// A TCMP's predicate over two full tiles.
+        Pred,
     }
 
     fn ty(shape: Shape, pad: bool) -> TileType {
@@ -680,6 +860,7 @@ mod random {
             Shape::Full => TileType::new(R, C, DataType::S32),
             Shape::Row => TileType::new(R, 1, DataType::S32),
             Shape::Col => TileType::new(1, C, DataType::S32),
+            Shape::Pred => TileType::predicate(R, C),
         };
         if pad {
             t.with_pad(PadValue::Zero)
@@ -724,7 +905,22 @@ mod random {
             } else {
                 Shape::Col
             };
-            let (kind, operands, shape) = match what % 10 {
+            let has_pred = vals.iter().any(|(_, s)| *s == Shape::Pred);
+            let (kind, operands, shape) = match what % 13 {
+                10 | 11 => (
+                    OpKind::Compare,
+                    vec![of(Shape::Full, p), of(Shape::Full, q)],
+                    Shape::Pred,
+                ),
+                12 if has_pred => (
+                    OpKind::Select,
+                    vec![
+                        of(Shape::Pred, pick),
+                        of(Shape::Full, p),
+                        of(Shape::Full, q),
+                    ],
+                    Shape::Full,
+                ),
                 0 | 1 => (
                     OpKind::Binary(op),
                     vec![of(Shape::Full, p), of(Shape::Full, q)],
@@ -747,7 +943,14 @@ mod random {
                 }
             };
             let info = ops::by_kind(kind).expect("catalogue op");
-            let v = b.op(info.mnemonic, &operands, ty(shape, pad), &format!("v{i}"));
+            let name = format!("v{i}");
+            let v = match kind {
+                OpKind::Compare => {
+                    let mode = CmpMode::ALL[(pick + q) % CmpMode::ALL.len()];
+                    b.cmp(mode, operands[0], operands[1], ty(shape, pad), &name)
+                }
+                _ => b.op(info.mnemonic, &operands, ty(shape, pad), &name),
+            };
             vals.push((v, shape));
         }
         let last = vals.len() - 1;
@@ -823,9 +1026,28 @@ mod random {
                         }
                     }
                 }
-                OpKind::Unary(_) | OpKind::Compare | OpKind::Select | OpKind::Convert => {
-                    unreachable!("not generated")
+                OpKind::Compare => {
+                    // Signed order at 32 bits (docs/isa.md §1.9), one 0/1 per element.
+                    let mode = relation(op).expect("generated with a relation");
+                    for (i, o) in out.iter_mut().enumerate() {
+                        let (a, b) = (src(0)[i], src(1)[i]);
+                        let holds = match mode {
+                            CmpMode::Eq => a == b,
+                            CmpMode::Ne => a != b,
+                            CmpMode::Lt => a < b,
+                            CmpMode::Gt => a > b,
+                            CmpMode::Le => a <= b,
+                            CmpMode::Ge => a >= b,
+                        };
+                        *o = holds as i32;
+                    }
                 }
+                OpKind::Select => {
+                    for (i, o) in out.iter_mut().enumerate() {
+                        *o = if src(0)[i] == 1 { src(1)[i] } else { src(2)[i] };
+                    }
+                }
+                OpKind::Unary(_) | OpKind::Convert => unreachable!("not generated"),
             }
             vals[op.result.0 as usize] = out;
         }
@@ -837,7 +1059,7 @@ mod random {
 
     fn step() -> impl Strategy<Value = Step> {
         (
-            0u8..10,
+            0u8..13,
             0usize..8,
             0usize..64,
             0usize..64,
@@ -913,8 +1135,6 @@ fn conversions_with_different_controls_stay_apart() {
 /// each keeps its `pto.cmode` (docs/isa.md §1.9).
 #[test]
 fn comparisons_with_different_relations_stay_apart() {
-    use ptoc_ir::Attr;
-    use ptoc_isa::ops::CMODE_ATTR;
     let mut b = Builder::new();
     let x = b.arg("x", full());
     let y = b.arg("y", full());
@@ -941,8 +1161,6 @@ fn comparisons_with_different_relations_stay_apart() {
 /// comparison its relation.
 #[test]
 fn a_broadcast_feeding_a_comparison_and_a_selection_is_fused() {
-    use ptoc_ir::Attr;
-    use ptoc_isa::ops::CMODE_ATTR;
     let mut b = Builder::new();
     let x = b.arg("x", full());
     let v = b.arg("v", row());

@@ -6,10 +6,12 @@
 //! valid region: a 2-D array of exactly `valid_rows × valid_cols` (or 1-D of that many elements),
 //! in C or Fortran order, either byte order. A file that is not exactly what its header says
 //! (truncated or extra data, an oversized header, a pickled object array) is refused.
-//! Outputs are the valid region, typed where numpy has the type and raw bits otherwise.
+//! A predicate tile's input is numpy `bool` or `uint8` 0s and 1s, one per element (docs/isa.md §9
+//! decision 30). Outputs are the valid region, typed where numpy has the type and raw bits
+//! otherwise.
 
 use npyz::{DType, NpyFile, Order, TypeChar, WriterBuilder};
-use ptoc_isa::{DataType, TypeClass};
+use ptoc_isa::{DataType, Storage, TypeClass};
 
 /// How numpy spells an element: its kind and byte size.
 fn numpy_kind(dtype: DataType) -> (TypeChar, usize) {
@@ -115,13 +117,14 @@ fn data_offset(bytes: &[u8]) -> Result<usize, String> {
     Ok(header_start + declared)
 }
 
-/// Read an input for a `valid_rows × valid_cols` region of `dtype` elements, as carrier bits in
-/// row-major order. Every claim of the file (header length, shape, dtype, data length, order) is
-/// checked against the file and the region before any data is read; `fortran_order` arrays are
-/// transposed into row-major order.
+/// Read an input for a `valid_rows × valid_cols` region of `dtype` elements stored as `storage`,
+/// as carrier bits in row-major order (for a predicate, one 0 or 1 per element). Every claim of
+/// the file (header length, shape, dtype, data length, order) is checked against the file and the
+/// region before any data is read; `fortran_order` arrays are transposed into row-major order.
 pub fn read_input(
     bytes: &[u8],
     dtype: DataType,
+    storage: Storage,
     valid_rows: u32,
     valid_cols: u32,
 ) -> Result<Vec<u64>, String> {
@@ -151,12 +154,22 @@ pub fn read_input(
     let (kind, size) = (ts.type_char(), ts.size_field() as usize);
     let (want_kind, want_size) = numpy_kind(dtype);
     let raw_ok = kind == TypeChar::Uint && size * 8 == dtype.bits() as usize;
-    if (kind, size) != (want_kind, want_size) && !raw_ok {
-        return Err(format!(
-            "dtype '{ts}' does not match {dtype}: give {} values or uint{} bit patterns",
-            describe(want_kind, want_size),
-            dtype.bits()
-        ));
+    match storage {
+        // numpy's `bool` (`|b1`) is the natural mask type; `uint8` 0/1 are the carriers.
+        Storage::Predicate if (kind, size) == (TypeChar::Bool, 1) || raw_ok => {}
+        Storage::Predicate => {
+            return Err(format!(
+                "dtype '{ts}' is not a predicate: give bool values or uint8 0s and 1s"
+            ))
+        }
+        Storage::Numeric if (kind, size) == (want_kind, want_size) || raw_ok => {}
+        Storage::Numeric => {
+            return Err(format!(
+                "dtype '{ts}' does not match {dtype}: give {} values or uint{} bit patterns",
+                describe(want_kind, want_size),
+                dtype.bits()
+            ))
+        }
     }
     let (need, held) = (
         want.saturating_mul(size as u64),
@@ -182,6 +195,8 @@ pub fn read_input(
         (TypeChar::Uint, 4) => to_bits(file.into_vec::<u32>(), |v| v as u64),
         (TypeChar::Uint, 2) => to_bits(file.into_vec::<u16>(), |v| v as u64),
         (TypeChar::Uint, 1) => to_bits(file.into_vec::<u8>(), |v| v as u64),
+        // npyz refuses a bool byte other than 0 or 1.
+        (TypeChar::Bool, 1) => to_bits(file.into_vec::<bool>(), u64::from),
         _ => return Err(format!("unsupported dtype '{ts}'")),
     }?;
     let bits = match shape.as_slice() {
@@ -253,33 +268,39 @@ pub fn write_output(
 mod tests {
     use super::*;
 
+    const NUM: Storage = Storage::Numeric;
+    const PRED: Storage = Storage::Predicate;
+
     #[test]
     fn typed_and_raw_round_trips() {
         let bits = [0x3F80_0000u64, 0xBF80_0000, 0x7FC0_0001, 0];
         let npy = write_output(DataType::FP32, 2, 2, &bits).unwrap();
-        assert_eq!(read_input(&npy, DataType::FP32, 2, 2).unwrap(), bits);
+        assert_eq!(read_input(&npy, DataType::FP32, NUM, 2, 2).unwrap(), bits);
         // BF16 goes out as uint16 bit patterns and comes back as such.
         let npy = write_output(DataType::BF16, 1, 3, &[0x3F80, 0x7FC1, 0xFF80]).unwrap();
         assert_eq!(
-            read_input(&npy, DataType::BF16, 1, 3).unwrap(),
+            read_input(&npy, DataType::BF16, NUM, 1, 3).unwrap(),
             [0x3F80, 0x7FC1, 0xFF80]
         );
         // Signed values are cut to the element width.
         let npy = write_output(DataType::S8, 1, 2, &[0xFF, 0x80]).unwrap();
-        assert_eq!(read_input(&npy, DataType::S8, 1, 2).unwrap(), [0xFF, 0x80]);
+        assert_eq!(
+            read_input(&npy, DataType::S8, NUM, 1, 2).unwrap(),
+            [0xFF, 0x80]
+        );
     }
 
     #[test]
     fn mismatches_are_explained() {
         let npy = write_output(DataType::FP32, 2, 2, &[0; 4]).unwrap();
-        let e = read_input(&npy, DataType::FP16, 2, 2).unwrap_err();
+        let e = read_input(&npy, DataType::FP16, NUM, 2, 2).unwrap_err();
         assert!(
             e.contains("give float16 values or uint16 bit patterns"),
             "{e}"
         );
-        let e = read_input(&npy, DataType::FP32, 4, 1).unwrap_err();
+        let e = read_input(&npy, DataType::FP32, NUM, 4, 1).unwrap_err();
         assert!(e.contains("does not cover the 4x1 valid region"), "{e}");
-        assert!(read_input(b"garbage", DataType::FP32, 1, 1).is_err());
+        assert!(read_input(b"garbage", DataType::FP32, NUM, 1, 1).is_err());
     }
 
     /// A `.npy` file written by hand from the format's definition (numpy's `NEP 1`): magic,
@@ -323,10 +344,10 @@ mod tests {
             .iter()
             .map(|v| v.to_bits() as u64)
             .collect();
-        assert_eq!(read_input(&file, DataType::FP32, 2, 3).unwrap(), want);
+        assert_eq!(read_input(&file, DataType::FP32, NUM, 2, 3).unwrap(), want);
         let header = "{'descr': '>f4', 'fortran_order': False, 'shape': (2, 3), }";
         let file = npy(2, header, &f32_bytes(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], true));
-        assert_eq!(read_input(&file, DataType::FP32, 2, 3).unwrap(), want);
+        assert_eq!(read_input(&file, DataType::FP32, NUM, 2, 3).unwrap(), want);
     }
 
     /// Each claim of the file is checked against the file before anything is allocated from it
@@ -336,7 +357,7 @@ mod tests {
         let header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }";
         let data = f32_bytes(&[1.0; 4], false);
         let good = npy(1, header, &data);
-        assert!(read_input(&good, DataType::FP32, 2, 2).is_ok());
+        assert!(read_input(&good, DataType::FP32, NUM, 2, 2).is_ok());
         let mut huge = npy(2, header, &data);
         huge[8..12].copy_from_slice(&0xFFFF_FFF0u32.to_le_bytes());
         let mut past_end = good.clone();
@@ -387,10 +408,42 @@ mod tests {
             ),
         ];
         for (bytes, want) in cases {
-            let err = read_input(&bytes, DataType::FP32, 2, 2).unwrap_err();
+            let err = read_input(&bytes, DataType::FP32, NUM, 2, 2).unwrap_err();
             assert!(err.contains(want), "{err} (wanted {want})");
         }
-        let err = read_input(&good, DataType::FP32, 4, 1).unwrap_err();
+        let err = read_input(&good, DataType::FP32, NUM, 4, 1).unwrap_err();
         assert!(err.contains("does not cover the 4x1 valid region"), "{err}");
+    }
+
+    /// A predicate argument takes numpy's `bool` (`|b1`, one byte 0 or 1 each) as well as
+    /// `uint8` 0/1; a numeric tile does not take `bool`.
+    #[test]
+    fn predicates_read_bool_arrays() {
+        let header = "{'descr': '|b1', 'fortran_order': False, 'shape': (2, 3), }";
+        let file = npy(1, header, &[1, 0, 1, 1, 0, 0]);
+        let pred = |bytes: &[u8]| read_input(bytes, DataType::U8, PRED, 2, 3);
+        assert_eq!(pred(&file).unwrap(), [1, 0, 1, 1, 0, 0]);
+        // Column after column: [[1, 0, 1], [1, 0, 0]] stored as 1 1 0 0 1 0.
+        let fortran = header.replace("False", "True");
+        assert_eq!(
+            pred(&npy(1, &fortran, &[1, 1, 0, 0, 1, 0])).unwrap(),
+            [1, 0, 1, 1, 0, 0]
+        );
+        // uint8 0/1 still works; a bool byte that is neither 0 nor 1 is not a bool.
+        let u8_header = header.replace("|b1", "|u1");
+        assert_eq!(
+            pred(&npy(1, &u8_header, &[0, 1, 1, 0, 0, 1])).unwrap(),
+            [0, 1, 1, 0, 0, 1]
+        );
+        let err = pred(&npy(1, header, &[1, 0, 2, 1, 0, 0])).unwrap_err();
+        assert!(err.contains("cannot read the array data"), "{err}");
+        let f4 = header.replace("|b1", "<f4");
+        let err = pred(&npy(1, &f4, &[0; 24])).unwrap_err();
+        assert!(
+            err.contains("'<f4' is not a predicate: give bool values or uint8 0s and 1s"),
+            "{err}"
+        );
+        let err = read_input(&file, DataType::U8, NUM, 2, 3).unwrap_err();
+        assert!(err.contains("dtype '|b1' does not match U8"), "{err}");
     }
 }
