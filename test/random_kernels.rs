@@ -3,7 +3,7 @@
 //! interpreted words agree bit for bit with the reference evaluator of the unoptimised source.
 
 use proptest::prelude::*;
-use ptoc::exec::verify_kernel;
+use ptoc::verify::verify_kernel;
 use ptoc::{Driver, Options};
 use ptoc_isa::dtype::{A9, ARITHMETIC, EXPDIF_SOURCES};
 use ptoc_isa::ops::CATALOGUE;
@@ -267,7 +267,7 @@ proptest! {
         let reference = driver.reference_module(&module).unwrap();
         let kernel = &kernels.unwrap()[0];
         let mismatch = verify_kernel(kernel, &reference.functions[0], 6, seed).unwrap();
-        prop_assert!(mismatch.is_none(), "{text}\n{}", mismatch.unwrap().message);
+        prop_assert!(mismatch.is_none(), "{text}\n{}", mismatch.unwrap());
     }
 }
 

@@ -51,10 +51,7 @@ pub struct TileMeta {
 impl TileMeta {
     /// The `dtype` spelling: a DataType name, or `PRED` for a predicate.
     pub fn type_name(&self) -> &'static str {
-        match self.storage {
-            Storage::Numeric => self.dtype.name(),
-            Storage::Predicate => PREDICATE_NAME,
-        }
+        type_name(self.storage, self.dtype)
     }
 
     /// Check that the shape is one the SizeCode can hold (`DerivedTileRows`, valid ≤ physical).
@@ -424,6 +421,14 @@ pub fn parse_register(text: &str) -> Option<TileReg> {
         return None;
     }
     TileReg::of(ptoc_isa::Hand::from_letter(letter)?, number.parse().ok()?)
+}
+
+/// The `dtype` spelling of a tile: its DataType's name, or `PRED` for a predicate.
+pub fn type_name(storage: Storage, dtype: DataType) -> &'static str {
+    match storage {
+        Storage::Numeric => dtype.name(),
+        Storage::Predicate => PREDICATE_NAME,
+    }
 }
 
 /// `PRED` or a DataType name: the tile's storage and DataType.

@@ -210,6 +210,8 @@ fn convert_diagnostic(diag: &melior::diagnostic::Diagnostic, buffer: &State) -> 
         loc: convert_location(diag.location(), buffer),
         message: diag.to_string(),
         notes: Vec::new(),
+        rule: None,
+        fault: None,
     };
     for i in 0..diag.note_count() {
         // MLIR echoes the failing op in generic form as a note; our caret already shows it, and

@@ -7,7 +7,7 @@ use libfuzzer_sys::fuzz_target;
 use ptoc_isa::{DataType, Storage};
 
 // The reader is the CLI's own module, compiled here without the MLIR front end it sits beside.
-#[path = "../../ptoc/src/npy.rs"]
+#[path = "../../ptoc/src/cli/npy.rs"]
 #[allow(dead_code)]
 mod npy;
 

@@ -7,11 +7,11 @@ use libfuzzer_sys::fuzz_target;
 use ptoc_ir::{Diagnostic, Location, Source};
 
 // The CLI's and the dialect's own modules, compiled here without MLIR.
-#[path = "../../ptoc/src/diagnostics.rs"]
+#[path = "../../ptoc/src/cli/diagnostics.rs"]
 mod diagnostics;
 #[path = "../../dialect/src/nesting.rs"]
 mod nesting;
-#[path = "../../ptoc/src/split.rs"]
+#[path = "../../ptoc/src/cli/split.rs"]
 mod split;
 
 fuzz_target!(|data: &[u8]| {

@@ -1,6 +1,7 @@
 //! Source locations and diagnostics, rendered as `file:line:col: error: message`, the source
 //! line, and a caret under the column (the format of MLIR tools and compilers).
 
+use ptoc_isa::FaultClass;
 use std::collections::HashMap;
 use std::fmt::{self, Write as _};
 use std::sync::Arc;
@@ -72,6 +73,11 @@ pub struct Diagnostic {
     pub loc: Location,
     pub message: String,
     pub notes: Vec<(Location, String)>,
+    /// The named legality or allocation rule the error breaks (`same-type`), when it breaks
+    /// one; the message names it too, this field is for programs.
+    pub rule: Option<&'static str>,
+    /// The fault the hardware would raise if the program ran anyway, when the error has one.
+    pub fault: Option<FaultClass>,
 }
 
 impl Diagnostic {
@@ -81,7 +87,15 @@ impl Diagnostic {
             loc,
             message: message.into(),
             notes: Vec::new(),
+            rule: None,
+            fault: None,
         }
+    }
+    /// The same diagnostic, naming the rule it reports and the fault that rule stands for.
+    pub fn with_rule(mut self, rule: &'static str, fault: FaultClass) -> Diagnostic {
+        self.rule = Some(rule);
+        self.fault = Some(fault);
+        self
     }
     pub fn with_note(mut self, loc: Location, message: impl Into<String>) -> Diagnostic {
         self.notes.push((loc, message.into()));

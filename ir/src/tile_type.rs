@@ -67,6 +67,25 @@ pub struct TileType {
 /// The element spelling of a predicate tile.
 pub const PREDICATE_ELEMENT: &str = "i1";
 
+/// How `!pto.tile<…>` spells an element: `i1` for a predicate, else the MLIR name of the type
+/// (`f32`, `si8`), or the spec's name for a type MLIR does not spell.
+pub fn element_name(storage: Storage, dtype: DataType) -> &'static str {
+    match storage {
+        Storage::Predicate => PREDICATE_ELEMENT,
+        Storage::Numeric => dtype.mlir_name().unwrap_or(dtype.name()),
+    }
+}
+
+/// The element an `!pto.tile<…>` element spelling names: a DataType's MLIR name (`i8`…`i64`
+/// mean signed), or `i1` for a predicate.
+pub fn parse_element(name: &str) -> Option<(DataType, Storage)> {
+    match DataType::from_mlir_name(name) {
+        Some(t) => Some((t, Storage::Numeric)),
+        None if name == PREDICATE_ELEMENT => Some((PREDICATE_DTYPE, Storage::Predicate)),
+        None => None,
+    }
+}
+
 impl TileType {
     /// A fully valid tile with Null pad.
     pub fn new(rows: u32, cols: u32, dtype: DataType) -> TileType {
@@ -95,10 +114,7 @@ impl TileType {
 
     /// The element spelling: `i1` for a predicate, else the MLIR (or spec) name of the type.
     pub fn element_name(&self) -> &'static str {
-        match self.storage {
-            Storage::Predicate => PREDICATE_ELEMENT,
-            Storage::Numeric => self.dtype.mlir_name().unwrap_or(self.dtype.name()),
-        }
+        element_name(self.storage, self.dtype)
     }
 
     pub fn with_valid(mut self, rows: u32, cols: u32) -> TileType {
@@ -273,9 +289,8 @@ impl<'a> Parser<'a> {
         let cols = self.dim("column count")?;
         self.expect("x", "'x' after the column count")?;
         let (at, name) = self.word();
-        let (dtype, storage) = match DataType::from_mlir_name(name) {
-            Some(t) => (t, Storage::Numeric),
-            None if name == PREDICATE_ELEMENT => (PREDICATE_DTYPE, Storage::Predicate),
+        let (dtype, storage) = match parse_element(name) {
+            Some(element) => element,
             None if name.is_empty() => return self.error(at, "expected an element type"),
             None => {
                 return self.error(

@@ -161,6 +161,17 @@ pub enum Storage {
     Predicate,
 }
 
+impl Storage {
+    /// The bits an element may have: `dtype`'s carrier width, or the one bit of a predicate
+    /// element (`dtype` is then the descriptor's [`crate::dtype::PREDICATE_DTYPE`]).
+    pub fn element_mask(self, dtype: DataType) -> u64 {
+        match self {
+            Storage::Numeric => dtype.carrier_mask(),
+            Storage::Predicate => 1,
+        }
+    }
+}
+
 /// A left-fold reduction along an axis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Reduction {

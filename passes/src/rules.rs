@@ -148,7 +148,7 @@ impl Violation {
     }
 
     pub fn at(&self, loc: Location, subject: &str) -> Diagnostic {
-        Diagnostic::error(loc, self.message(subject))
+        Diagnostic::error(loc, self.message(subject)).with_rule(self.rule.name(), self.rule.fault())
     }
 }
 

@@ -1,13 +1,16 @@
 //! The compile driver: one input buffer (or `// -----` chunk) through parse → import → passes →
 //! output, with the located diagnostics of whichever stage failed.
 
+use crate::verify::{verify_kernel, Mismatch};
+use crate::ExecError;
 use ptoc_codegen::{lower_function, print_asm, print_words, write_elf, Kernel};
 use ptoc_dialect::{export_module, import_module, Frontend};
 use ptoc_ir::{Diagnostic, Location, Module, Source};
 use ptoc_passes::{known_passes, IrPrinting, PassContext, PassManager, PipelineError, When};
+use std::fmt;
 
 /// What to produce.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Emit {
     /// The module as MLIR (after the pipeline), printed by MLIR.
     Mlir,
@@ -19,9 +22,35 @@ pub enum Emit {
     Obj,
 }
 
+impl Emit {
+    /// Every kind of output, as `--emit=` names them.
+    pub const ALL: [Emit; 4] = [Emit::Mlir, Emit::Asm, Emit::Words, Emit::Obj];
+
+    /// The `--emit=` name: `mlir`, `asm`, `words`, `obj`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Emit::Mlir => "mlir",
+            Emit::Asm => "asm",
+            Emit::Words => "words",
+            Emit::Obj => "obj",
+        }
+    }
+
+    /// The kind of output `name` names (`asm`).
+    pub fn from_name(name: &str) -> Option<Emit> {
+        Emit::ALL.into_iter().find(|e| e.name() == name)
+    }
+
+    /// Is the output text (everything but an object)?
+    pub fn is_text(self) -> bool {
+        self != Emit::Obj
+    }
+}
+
 /// Everything the command line can set for a compile.
 #[derive(Clone, Debug)]
 pub struct Options {
+    /// What [`Driver::process`] and [`Driver::compile`] produce.
     pub emit: Emit,
     /// Print locations (`loc(...)`) in MLIR output.
     pub debug_info: bool,
@@ -33,6 +62,32 @@ pub struct Options {
     pub ir_printing: IrPrinting,
     /// Print the `--pass-statistics` report to standard error.
     pub pass_statistics: bool,
+}
+
+impl Options {
+    /// Options from the names the C and Python APIs take: `emit` (`obj`, `asm`, `words`,
+    /// `mlir`), the optimisation level, a `--pass-pipeline` (`None` for the default one) and
+    /// the PE mask as four binary digits (`1111`).
+    pub fn from_names(
+        emit: &str,
+        opt_level: u8,
+        pipeline: Option<&str>,
+        pe_mask: &str,
+    ) -> Result<Options, OptionsError> {
+        let emit = Emit::from_name(emit).ok_or_else(|| OptionsError::Emit(emit.to_string()))?;
+        let pe_mask = ptoc_isa::PeMask::parse(pe_mask)
+            .ok_or_else(|| OptionsError::PeMask(pe_mask.to_string()))?;
+        Ok(Options {
+            emit,
+            pipeline: pipeline.map(str::to_string),
+            pass_options: ptoc_passes::Options {
+                opt_level,
+                pe_mask,
+                ..ptoc_passes::Options::default()
+            },
+            ..Options::default()
+        })
+    }
 }
 
 impl Default for Options {
@@ -52,27 +107,114 @@ impl Default for Options {
 /// pipeline wrote for the user on the side (IR dumps, statistics).
 #[derive(Debug, Default)]
 pub struct Outcome {
+    /// The output (text for every `Emit` but `Obj`), when the compile succeeded.
     pub output: Option<Vec<u8>>,
+    /// Every diagnostic, errors first-found first.
     pub diagnostics: Vec<Diagnostic>,
+    /// IR dumps and `--pass-statistics` reports the options asked for.
     pub side_output: String,
+}
+
+/// A compile that failed: its located diagnostics (at least one is an error).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompileError {
+    /// Every diagnostic of the failed compile, each with file, line, column, severity, message
+    /// and, where the error breaks a named rule, the rule and the fault it stands for.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl fmt::Display for CompileError {
+    /// `file:line:col: error: message`, one line per diagnostic and note.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, d) in self.diagnostics.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{}: {}: {}", d.loc, d.severity.name(), d.message)?;
+            for (loc, note) in &d.notes {
+                write!(f, "\n{loc}: note: {note}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for CompileError {}
+
+impl From<Vec<Diagnostic>> for CompileError {
+    fn from(diagnostics: Vec<Diagnostic>) -> CompileError {
+        CompileError { diagnostics }
+    }
+}
+
+/// Any failure of the library, for embedders that handle them in one place.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// Options that cannot run.
+    #[error("{0}")]
+    Options(#[from] OptionsError),
+    /// A compile that failed, with its diagnostics.
+    #[error("{0}")]
+    Compile(#[from] CompileError),
+    /// A kernel that could not be loaded or run, or that faulted.
+    #[error("{0}")]
+    Exec(#[from] ExecError),
+    /// A tensor that is malformed.
+    #[error("{0}")]
+    Tensor(#[from] crate::TensorError),
+    /// A compiled kernel that disagrees with its source.
+    #[error("{0}")]
+    Verify(#[from] VerifyError),
+}
+
+/// Why [`Driver::verify`] did not confirm a source.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum VerifyError {
+    /// The source does not compile.
+    #[error("{0}")]
+    Compile(CompileError),
+    /// A compiled kernel disagrees with its source.
+    #[error("@{kernel}: mismatch in trial {}: {mismatch}", .mismatch.trial)]
+    Mismatch {
+        /// The kernel's name.
+        kernel: String,
+        /// The first disagreement.
+        mismatch: Box<Mismatch>,
+    },
+    /// A kernel could not be run at all.
+    #[error("{0}")]
+    Exec(ExecError),
 }
 
 /// Options that cannot run, found by [`Driver::new`] before any input is read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum OptionsError {
-    /// `--pass-pipeline` does not parse; `offset` is the byte where the problem starts.
+    /// `--pass-pipeline` does not parse; `error.offset` is the byte where the problem starts.
     #[error("invalid --pass-pipeline at character {}: {}\n  {pipeline}\n  {}^", .error.offset + 1, .error.message, " ".repeat(.error.offset))]
     Pipeline {
+        /// The pipeline as given.
         pipeline: String,
+        /// What is wrong and the byte offset where it starts.
         error: PipelineError,
     },
     /// An `--mlir-print-ir-before/after=PASS` request that would never print.
     #[error("--mlir-print-ir-{when}={pass}: {reason}")]
     IrPrinting {
+        /// `before` or `after`.
         when: &'static str,
+        /// The pass named.
         pass: String,
+        /// Why nothing would be printed.
         reason: String,
     },
+    /// An output kind that is not `mlir`, `asm`, `words` or `obj`.
+    #[error("'{0}' is not an output kind; use one of mlir, asm, words, obj")]
+    Emit(String),
+    /// A PE mask that is not one of the eight encodable ones.
+    #[error(
+        "'{0}' is not an encodable PE mask; use one of 1111, 1110, 1100, 1000, 0100, 0010, 0001"
+    )]
+    PeMask(String),
     /// A PE mask with no PE: every bundle would be a no-op and no result would ever be written.
     #[error("PE mask 0000 makes every bundle a no-op, so no result would ever be written; use a mask with at least one PE")]
     NoopPeMask,
@@ -112,6 +254,7 @@ impl Driver {
         })
     }
 
+    /// The options the driver was made with.
     pub fn options(&self) -> &Options {
         &self.options
     }
@@ -122,7 +265,88 @@ impl Driver {
         import_module(&self.frontend, &module, source)
     }
 
-    /// Run one buffer (a whole file or one `// -----` chunk) through the whole compile.
+    /// Compile `source` to the output the options ask for (ELF object bytes, or the text of
+    /// assembly, words or MLIR).
+    pub fn compile(&self, source: &Source) -> Result<Vec<u8>, CompileError> {
+        let module = self.import(source)?;
+        self.compile_module(&module, source)
+    }
+
+    /// Compile a module already in the tile IR (from [`Driver::import`], or built by hand):
+    /// the pipeline on a copy of it, then the output the options ask for. `source` only names
+    /// where an error about the whole input points (an input without a kernel).
+    pub fn compile_module(
+        &self,
+        module: &Module,
+        source: &Source,
+    ) -> Result<Vec<u8>, CompileError> {
+        let mut module = module.clone();
+        let mut side_output = String::new();
+        self.run_pipeline(&mut module, &mut side_output)?;
+        Ok(self.emit(&module, source)?)
+    }
+
+    /// Import a melior MLIR module the caller built or parsed in its own context (which must
+    /// allow unregistered dialects, for the generic-form `pto.*` ops). No source text is needed:
+    /// locations come from the module, and SSA names, which MLIR does not keep, become
+    /// positions (`arg0`, `#3`).
+    pub fn import_mlir(&self, module: &melior::ir::Module) -> Result<Module, CompileError> {
+        Ok(import_module(&self.frontend, module, &Source::new("", ""))?)
+    }
+
+    /// Compile a melior MLIR module the caller holds (see [`Driver::import_mlir`]).
+    pub fn compile_mlir(&self, module: &melior::ir::Module) -> Result<Vec<u8>, CompileError> {
+        let imported = self.import_mlir(module)?;
+        self.compile_module(&imported, &Source::new("", "<module>"))
+    }
+
+    /// The kernels of an ELF object written by ptoc, or of MLIR source text (compiled with
+    /// this driver's pipeline); `file` names the source in diagnostics.
+    pub fn load_kernels(&self, object_or_source: &[u8], file: &str) -> Result<Vec<Kernel>, Error> {
+        if object_or_source.starts_with(b"\x7fELF") {
+            return Ok(crate::load_object(object_or_source)?);
+        }
+        let text = source_text(object_or_source, file, "MLIR source text or an ELF object")
+            .map_err(|d| CompileError::from(vec![d]))?;
+        Ok(self.kernels(&Source::new(text, file))?)
+    }
+
+    /// Compile `source` to kernels (ready for [`crate::run`]) without encoding an object.
+    pub fn kernels(&self, source: &Source) -> Result<Vec<Kernel>, CompileError> {
+        let module = self.import(source)?;
+        Ok(self.compile_kernels(&module)?)
+    }
+
+    /// Compile every kernel of `source` and check each, bit for bit, against the reference
+    /// evaluator of its unoptimised source on `trials` random input sets (edge values
+    /// included) drawn from `seed`. `Ok` means every kernel matched on every trial.
+    pub fn verify(&self, source: &Source, trials: u32, seed: u64) -> Result<(), VerifyError> {
+        let module = self
+            .import(source)
+            .map_err(|d| VerifyError::Compile(d.into()))?;
+        let kernels = self
+            .compile_kernels(&module)
+            .map_err(|d| VerifyError::Compile(d.into()))?;
+        let reference = self
+            .reference_module(&module)
+            .map_err(|d| VerifyError::Compile(d.into()))?;
+        for (kernel, func) in kernels.iter().zip(&reference.functions) {
+            match verify_kernel(kernel, func, trials, seed) {
+                Ok(None) => {}
+                Ok(Some(mismatch)) => {
+                    return Err(VerifyError::Mismatch {
+                        kernel: kernel.name.clone(),
+                        mismatch: Box::new(mismatch),
+                    })
+                }
+                Err(e) => return Err(VerifyError::Exec(e)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Run one buffer (a whole file or one `// -----` chunk) through the whole compile,
+    /// keeping the diagnostics of a success (warnings) and the IR dumps the options ask for.
     pub fn process(&self, source: &Source) -> Outcome {
         let mut side_output = String::new();
         let result = self
@@ -237,6 +461,23 @@ impl Driver {
         let exported = export_module(&self.frontend, module)?;
         Ok(self.frontend.print(&exported, self.options.debug_info))
     }
+}
+
+/// `bytes` as text, or an error at the line and column of the first byte that is not UTF-8
+/// (`what` says what the input should have been).
+pub fn source_text<'a>(bytes: &'a [u8], file: &str, what: &str) -> Result<&'a str, Diagnostic> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let valid = &bytes[..e.valid_up_to()];
+        let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+        let col = valid.len() - valid.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
+        Diagnostic::error(
+            Location::new(file, line as u32, col as u32),
+            format!(
+                "input is not UTF-8 text (byte 0x{:02X}); expected {what}",
+                bytes[valid.len()]
+            ),
+        )
+    })
 }
 
 /// Every `--mlir-print-ir-before/after=PASS` names a pass that `pipeline` runs.

@@ -1,25 +1,149 @@
-//! Executing compiled kernels and checking them against their source.
+//! Executing compiled kernels: the loader and the interpreter behind the kernel ABI.
 //!
-//! [`execute`] is the loader + interpreter: argument tiles go into the registers the kernel's
-//! metadata names (the kernel ABI), the words run, results are read from their registers.
-//! [`verify_kernel`] runs a compiled kernel and the reference evaluator (on the unoptimised
-//! source) on the same random inputs, edge values included, and compares every result bit for bit.
+//! [`run`] and [`run_named`] take typed [`Tensor`]s (the valid region of each argument), place
+//! them in the registers the kernel's metadata names, execute the words and read each result
+//! back as a `Tensor`. [`execute`] is the same run on raw bit carriers, keeping the whole result
+//! tiles and a fault as data (what `ptoc run --format json` reports).
 
-use ptoc_codegen::{quote_name, Kernel, TileMeta};
-use ptoc_ir::{Function, Location};
-use ptoc_isa::{DataType, PadValue, Storage, TypeClass};
+use crate::tensor::{ElementType, Tensor};
+use ptoc_codegen::{read_elf, Kernel, TileMeta};
+use ptoc_isa::{DataType, FaultClass, Storage, TypeClass};
 use ptoc_runtime::numerics::Flags;
 use ptoc_runtime::tile::ShapeError;
-use ptoc_runtime::{evaluate_with_flags, Fault, Machine, Tile};
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use ptoc_runtime::{Fault, Machine, Tile};
 
-/// What a run produced: the fault (if any), the sticky flags and each result tile.
+/// What a run produced: the fault (if any), the sticky status flags and each result tile.
 #[derive(Debug)]
 pub struct Run {
+    /// The fault the program raised; no result is read then.
     pub fault: Option<Fault>,
+    /// The sticky status flags (`ptoc::runtime::numerics::{NV, DZ, OF, UF, NX}`).
     pub flags: Flags,
+    /// Every result tile, whole (physical shape, padding and definedness), in metadata order.
     pub results: Vec<Tile>,
+}
+
+/// Why a kernel could not be run, or what stopped it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ExecError {
+    /// The bytes are not an object ptoc can load.
+    #[error("cannot load the object: {0}")]
+    Object(String),
+    /// The object (or source) holds no kernel of that name, or several and none was named.
+    #[error("{0}")]
+    NoSuchKernel(String),
+    /// The number of inputs is not the number of arguments.
+    #[error("kernel '{kernel}' takes {expected} arguments, {given} given")]
+    ArgumentCount {
+        /// The kernel's name.
+        kernel: String,
+        /// Its arguments.
+        expected: usize,
+        /// Inputs given.
+        given: usize,
+    },
+    /// An input names no argument of the kernel.
+    #[error("kernel '{kernel}' has no argument '{name}'; its arguments: {}", .known.join(", "))]
+    UnknownArgument {
+        /// The kernel's name.
+        kernel: String,
+        /// The name given.
+        name: String,
+        /// Its arguments, described.
+        known: Vec<String>,
+    },
+    /// Two inputs name the same argument.
+    #[error("argument {argument} is given twice")]
+    DuplicateArgument {
+        /// The argument, described.
+        argument: String,
+    },
+    /// No input names an argument.
+    #[error("no input for {}", .arguments.join(", "))]
+    MissingArgument {
+        /// The arguments without input, described.
+        arguments: Vec<String>,
+    },
+    /// An input's shape is not its argument's valid region.
+    #[error("argument {argument} takes a {}x{} valid region, the input is {}x{}", .expected.0, .expected.1, .given.0, .given.1)]
+    Shape {
+        /// The argument, described.
+        argument: String,
+        /// `(valid_rows, valid_cols)` of the argument.
+        expected: (u32, u32),
+        /// The input's `(rows, cols)`.
+        given: (u32, u32),
+    },
+    /// An input's elements are neither of the argument's type nor its raw bits.
+    #[error("argument {argument} holds {expected} elements; the input holds {given} (give {expected} values or raw bits as the unsigned integer of its width)")]
+    DType {
+        /// The argument, described.
+        argument: String,
+        /// The argument's element type.
+        expected: ElementType,
+        /// The input's element type.
+        given: ElementType,
+    },
+    /// The loader refused an input (an invalid encoding, a register or capacity conflict).
+    #[error("argument {argument}: {reason}")]
+    Load {
+        /// The argument, described.
+        argument: String,
+        /// What the loader said.
+        reason: String,
+    },
+    /// The program faulted; no tile changed in the faulting bundle and no result is returned.
+    #[error("{} in bundle {bundle}: {reason}", .class.name())]
+    Fault {
+        /// The fault class (`Fault_TileLegality`, …).
+        class: FaultClass,
+        /// The index of the faulting bundle.
+        bundle: usize,
+        /// Why.
+        reason: String,
+        /// The sticky status flags when it faulted.
+        flags: Flags,
+    },
+    /// A result register was never written, or its valid region is not defined.
+    #[error("result '{result}' {reason}")]
+    Result {
+        /// The result's name.
+        result: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
+/// The kernels of an ELF object written by ptoc (`Driver` with `Emit::Obj`, or `ptoc -o`).
+pub fn load_object(bytes: &[u8]) -> Result<Vec<Kernel>, ExecError> {
+    read_elf(bytes).map_err(|e| ExecError::Object(e.to_string()))
+}
+
+/// The kernel called `name`, or the only one when `name` is `None`.
+pub fn select_kernel<'k>(
+    kernels: &'k [Kernel],
+    name: Option<&str>,
+) -> Result<&'k Kernel, ExecError> {
+    let names = || {
+        let names: Vec<String> = kernels.iter().map(|k| quote(&k.name)).collect();
+        names.join(", ")
+    };
+    match name {
+        Some(name) => kernels.iter().find(|k| k.name == name).ok_or_else(|| {
+            ExecError::NoSuchKernel(format!("no kernel {}; there are: {}", quote(name), names()))
+        }),
+        None if kernels.len() == 1 => Ok(&kernels[0]),
+        None => Err(ExecError::NoSuchKernel(format!(
+            "{} kernels ({}); name the one to run",
+            kernels.len(),
+            names()
+        ))),
+    }
+}
+
+/// `@name`, with control characters escaped (as `ptoc disasm` prints names).
+fn quote(name: &str) -> String {
+    ptoc_codegen::quote_name(name)
 }
 
 /// The index of the argument `name` names: its position (`0`) or its source name (`x`).
@@ -31,17 +155,21 @@ pub fn argument_index(kernel: &Kernel, name: &str) -> Option<usize> {
 }
 
 /// Load `inputs` (the valid-region carriers of each argument, in order) and run the kernel.
-pub fn execute(kernel: &Kernel, inputs: &[Vec<u64>]) -> Result<Run, String> {
+/// A fault is part of the [`Run`]; errors are inputs the kernel cannot take.
+pub fn execute(kernel: &Kernel, inputs: &[Vec<u64>]) -> Result<Run, ExecError> {
     if inputs.len() != kernel.meta.args.len() {
-        return Err(format!(
-            "kernel '{}' takes {} arguments, {} given",
-            kernel.name,
-            kernel.meta.args.len(),
-            inputs.len()
-        ));
+        return Err(ExecError::ArgumentCount {
+            kernel: kernel.name.clone(),
+            expected: kernel.meta.args.len(),
+            given: inputs.len(),
+        });
     }
     let mut machine = Machine::with_naming(kernel.meta.profile);
     for (meta, values) in kernel.meta.args.iter().zip(inputs) {
+        let refused = |reason: String| ExecError::Load {
+            argument: describe_tile(meta),
+            reason,
+        };
         let valid = (meta.valid_rows, meta.valid_cols);
         let tile = match meta.storage {
             Storage::Numeric => {
@@ -56,40 +184,197 @@ pub fn execute(kernel: &Kernel, inputs: &[Vec<u64>]) -> Result<Run, String> {
             },
         }
         .and_then(|t| t.with_valid_values(values))
-        .map_err(|e| format!("argument '{}': {e}", meta.name))?;
+        .map_err(|e| refused(e.to_string()))?;
         machine
             .load_with_mask(meta.register, tile, kernel.meta.pe_mask)
-            .map_err(|e| format!("argument '{}': {e}", meta.name))?;
+            .map_err(|e| refused(e.to_string()))?;
     }
-    let fault = machine.run(&kernel.words()).err();
+    if let Err(fault) = machine.run(&kernel.words()) {
+        return Ok(Run {
+            fault: Some(fault),
+            flags: machine.flags(),
+            results: Vec::new(),
+        });
+    }
     let results = kernel
         .meta
         .results
         .iter()
         .map(|meta| {
-            machine.tile(meta.register).cloned().ok_or_else(|| {
-                format!(
-                    "result '{}' was never written to {}",
-                    meta.name, meta.register
-                )
-            })
+            machine
+                .tile(meta.register)
+                .cloned()
+                .ok_or_else(|| ExecError::Result {
+                    result: meta.name.clone(),
+                    reason: format!("was never written to {}", meta.register),
+                })
         })
-        .collect::<Result<Vec<_>, _>>();
-    match (fault, results) {
-        (Some(fault), _) => Ok(Run {
-            fault: Some(fault),
-            flags: machine.flags(),
-            results: Vec::new(),
-        }),
-        (None, results) => Ok(Run {
-            fault: None,
-            flags: machine.flags(),
-            results: results?,
-        }),
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Run {
+        fault: None,
+        flags: machine.flags(),
+        results,
+    })
+}
+
+/// The results of a typed run: each result's valid region by name, and the status flags.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outputs {
+    /// The sticky status flags (`ptoc::runtime::numerics::{NV, DZ, OF, UF, NX}`).
+    pub flags: Flags,
+    /// Each result as `(name, valid region)`, in the kernel's result order; the names are those
+    /// `ptoc run` uses (`r0`, `r1`, … unless the source named them).
+    pub results: Vec<(String, Tensor)>,
+}
+
+impl Outputs {
+    /// The result called `name`.
+    pub fn get(&self, name: &str) -> Option<&Tensor> {
+        self.results.iter().find(|(n, _)| n == name).map(|(_, t)| t)
     }
 }
 
-fn hex(dtype: DataType, bits: u64) -> String {
+/// Run `kernel` on one tensor per argument, in order; a fault is an [`ExecError::Fault`].
+///
+/// Each input must be the argument's valid region (`valid_rows × valid_cols`) of its
+/// element type, or raw bits as the unsigned integer type of the element's width: a predicate
+/// argument takes a predicate tensor (`bool`) or `u8` 0s and 1s, and a predicate result comes
+/// back as a predicate tensor (read it as `bool` or `u8`).
+pub fn run(kernel: &Kernel, inputs: &[Tensor]) -> Result<Outputs, ExecError> {
+    if inputs.len() != kernel.meta.args.len() {
+        return Err(ExecError::ArgumentCount {
+            kernel: kernel.name.clone(),
+            expected: kernel.meta.args.len(),
+            given: inputs.len(),
+        });
+    }
+    let carriers = kernel
+        .meta
+        .args
+        .iter()
+        .zip(inputs)
+        .map(|(meta, t)| check_input(meta, t).map(|()| t.bits().to_vec()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let run = execute(kernel, &carriers)?;
+    if let Some(fault) = run.fault {
+        return Err(ExecError::Fault {
+            class: fault.class,
+            bundle: fault.bundle,
+            reason: fault.message,
+            flags: run.flags,
+        });
+    }
+    let results = kernel
+        .meta
+        .results
+        .iter()
+        .zip(&run.results)
+        .map(|(meta, tile)| valid_region(meta, tile).map(|t| (meta.name.clone(), t)))
+        .collect::<Result<_, _>>()?;
+    Ok(Outputs {
+        flags: run.flags,
+        results,
+    })
+}
+
+/// Run `kernel` on inputs named as on the command line: by position (`"0"`) or source name
+/// (`"x"`); every argument exactly once.
+pub fn run_named(kernel: &Kernel, inputs: &[(&str, &Tensor)]) -> Result<Outputs, ExecError> {
+    let mut ordered: Vec<Option<&Tensor>> = vec![None; kernel.meta.args.len()];
+    for &(name, tensor) in inputs {
+        let index = argument_index(kernel, name).ok_or_else(|| ExecError::UnknownArgument {
+            kernel: kernel.name.clone(),
+            name: name.to_string(),
+            known: kernel.meta.args.iter().map(describe_tile).collect(),
+        })?;
+        if ordered[index].replace(tensor).is_some() {
+            return Err(ExecError::DuplicateArgument {
+                argument: describe_tile(&kernel.meta.args[index]),
+            });
+        }
+    }
+    let missing: Vec<String> = kernel
+        .meta
+        .args
+        .iter()
+        .zip(&ordered)
+        .filter(|(_, t)| t.is_none())
+        .map(|(a, _)| describe_tile(a))
+        .collect();
+    if !missing.is_empty() {
+        return Err(ExecError::MissingArgument { arguments: missing });
+    }
+    let ordered: Vec<Tensor> = ordered.into_iter().flatten().cloned().collect();
+    run(kernel, &ordered)
+}
+
+/// An input fits its argument: the valid region's shape, and the element type or its raw bits.
+fn check_input(meta: &TileMeta, tensor: &Tensor) -> Result<(), ExecError> {
+    if tensor.shape() != (meta.valid_rows, meta.valid_cols) {
+        return Err(ExecError::Shape {
+            argument: describe_tile(meta),
+            expected: (meta.valid_rows, meta.valid_cols),
+            given: tensor.shape(),
+        });
+    }
+    let expected = element_type(meta);
+    if !tensor.element_type().holds(expected) {
+        return Err(ExecError::DType {
+            argument: describe_tile(meta),
+            expected,
+            given: tensor.element_type(),
+        });
+    }
+    Ok(())
+}
+
+/// A result's valid region; an undefined element there is an error, not a value.
+fn valid_region(meta: &TileMeta, tile: &Tile) -> Result<Tensor, ExecError> {
+    let values = tile.valid_values();
+    if let Some(i) = values.iter().position(Option::is_none) {
+        let vc = tile.valid_cols as usize;
+        return Err(ExecError::Result {
+            result: meta.name.clone(),
+            reason: format!("has an undefined element at [{}, {}]", i / vc, i % vc),
+        });
+    }
+    Tensor::from_bits(
+        element_type(meta),
+        tile.valid_rows,
+        tile.valid_cols,
+        values.into_iter().flatten().collect(),
+    )
+    .map_err(|e| ExecError::Result {
+        result: meta.name.clone(),
+        reason: e.to_string(),
+    })
+}
+
+/// The element type of an argument or result.
+pub fn element_type(meta: &TileMeta) -> ElementType {
+    ElementType {
+        storage: meta.storage,
+        dtype: meta.dtype,
+    }
+}
+
+/// The metadata record of an argument or result, for messages:
+/// `'x' (FP32 16x64 valid 16x64 in T#1)`.
+pub fn describe_tile(meta: &TileMeta) -> String {
+    format!(
+        "'{}' ({} {}x{} valid {}x{} in {})",
+        meta.name,
+        meta.type_name(),
+        meta.rows,
+        meta.cols,
+        meta.valid_rows,
+        meta.valid_cols,
+        meta.register
+    )
+}
+
+/// One element as a bit pattern of the element's width: `0x3f800000`.
+pub fn hex(dtype: DataType, bits: u64) -> String {
     format!(
         "0x{:0width$x}",
         bits,
@@ -97,73 +382,8 @@ fn hex(dtype: DataType, bits: u64) -> String {
     )
 }
 
-/// The JSON report of a run (README, Running kernels); fields serialise in this order.
-#[derive(Debug, serde::Serialize)]
-pub struct RunReport {
-    pub kernel: String,
-    pub status: &'static str,
-    pub flags: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fault: Option<FaultReport>,
-    pub results: Vec<ResultReport>,
-}
-
-#[derive(Debug, serde::Serialize)]
-pub struct FaultReport {
-    pub class: &'static str,
-    pub bundle: usize,
-    pub message: String,
-}
-
-/// One result tile: the whole physical tile row-major, `null` where undefined.
-#[derive(Debug, serde::Serialize)]
-pub struct ResultReport {
-    pub name: String,
-    pub register: String,
-    pub dtype: &'static str,
-    pub rows: u32,
-    pub cols: u32,
-    pub valid_rows: u32,
-    pub valid_cols: u32,
-    pub size_code: u32,
-    pub elements: Vec<Option<String>>,
-}
-
-/// The run as the JSON report of the README's Running kernels section.
-pub fn run_report(kernel: &Kernel, run: &Run) -> RunReport {
-    RunReport {
-        kernel: kernel.name.clone(),
-        status: if run.fault.is_some() { "fault" } else { "ok" },
-        flags: format!("0x{:02x}", run.flags),
-        fault: run.fault.as_ref().map(|f| FaultReport {
-            class: f.class.name(),
-            bundle: f.bundle,
-            message: f.message.clone(),
-        }),
-        results: kernel
-            .meta
-            .results
-            .iter()
-            .zip(&run.results)
-            .map(|(meta, tile)| ResultReport {
-                name: meta.name.clone(),
-                register: meta.register.to_string(),
-                dtype: meta.type_name(),
-                rows: tile.rows,
-                cols: tile.cols,
-                valid_rows: tile.valid_rows,
-                valid_cols: tile.valid_cols,
-                size_code: meta.size_code.code(),
-                elements: (0..tile.len())
-                    .map(|i| tile.is_defined(i).then(|| hex(tile.dtype, tile.bits(i))))
-                    .collect(),
-            })
-            .collect(),
-    }
-}
-
-/// One element as a person reads it: a number (through the float formats' exact value) and, for
-/// floats, its bit pattern.
+/// One element as a person reads it: a number (through the float formats' exact value), or its
+/// bit pattern for types that have no number.
 pub fn format_element(dtype: DataType, bits: u64) -> String {
     match dtype.class() {
         TypeClass::Signed => {
@@ -188,329 +408,93 @@ pub fn format_element(dtype: DataType, bits: u64) -> String {
     }
 }
 
-/// The valid region of each result as text, one row per line.
-pub fn run_text(kernel: &Kernel, run: &Run) -> String {
-    let mut out = String::new();
-    if let Some(fault) = &run.fault {
-        out.push_str(&format!(
-            "kernel {}: fault: {fault}\n",
-            quote_name(&kernel.name)
-        ));
-        return out;
-    }
-    let names = match run.flags {
-        0 => String::new(),
-        f => format!(" ({})", ptoc_runtime::numerics::flag_names(f)),
-    };
-    out.push_str(&format!(
-        "kernel {}: ok, flags 0x{:02x}{names}\n",
-        quote_name(&kernel.name),
-        run.flags
-    ));
-    for (meta, tile) in kernel.meta.results.iter().zip(&run.results) {
-        out.push_str(&format!(
-            "{} = {} {} {}x{} (valid {}x{})\n",
-            meta.name,
-            meta.register,
-            tile.dtype,
-            tile.rows,
-            tile.cols,
-            tile.valid_rows,
-            tile.valid_cols
-        ));
-        for r in 0..tile.valid_rows as usize {
-            let row: Vec<String> = (0..tile.valid_cols as usize)
-                .map(|c| format_element(tile.dtype, tile.bits(tile.index(r, c))))
-                .collect();
-            out.push_str(&format!("  [{}]\n", row.join(", ")));
-        }
-    }
-    out
-}
-
-/// Values worth testing for a type: zeros, ones, extremes, infinities, NaNs, subnormals.
-fn edge_values(dtype: DataType) -> Vec<u64> {
-    let bits = dtype.bits();
-    let sign = 1u64 << (bits - 1);
-    let mut v = vec![0, dtype.carrier_mask()];
-    for pad in [PadValue::Max, PadValue::Min] {
-        v.extend(dtype.pad_bits(pad));
-    }
-    match dtype.float_layout() {
-        Some((exp_bits, frac_bits)) => {
-            let shift = dtype.required_zero_low_bits();
-            let unit = 1u64 << shift;
-            let exp_mask = ((1u64 << exp_bits) - 1) << (frac_bits + shift);
-            let max_sub = ((1u64 << frac_bits) - 1) << shift;
-            let min_normal = 1u64 << (frac_bits + shift);
-            // Negative zero (positive zero is the first edge), so comparisons meet ±0 pairs.
-            v.push(sign);
-            for x in [
-                dtype.one(),
-                exp_mask,
-                exp_mask | unit,
-                unit,
-                max_sub,
-                min_normal,
-            ] {
-                v.push(x);
-                v.push(x | sign);
-            }
-            v.extend(dtype.canonical_nan());
-        }
-        None => v.extend([1, sign, sign - 1, 2]),
-    }
-    v
-}
-
-/// A random valid-region carrier of `dtype`: an edge value one time in four, else random bits
-/// (valid TF32/HF32 encodings, so the interesting cases are not all encoding faults).
-fn random_element(rng: &mut StdRng, dtype: DataType, edges: &[u64]) -> u64 {
-    if rng.gen_ratio(1, 4) {
-        edges[rng.gen_range(0..edges.len())]
-    } else {
-        let low = dtype.required_zero_low_bits();
-        (rng.gen::<u64>() & dtype.carrier_mask()) >> low << low
-    }
-}
-
-/// Random inputs for every argument of `kernel`.
-pub fn random_inputs(kernel: &Kernel, rng: &mut StdRng) -> Vec<Vec<u64>> {
-    kernel
-        .meta
-        .args
-        .iter()
-        .map(|a| {
-            let edges = edge_values(a.dtype);
-            let n = a.valid_rows * a.valid_cols;
-            match a.storage {
-                Storage::Numeric => (0..n)
-                    .map(|_| random_element(rng, a.dtype, &edges))
-                    .collect(),
-                Storage::Predicate => (0..n).map(|_| rng.gen_range(0..2u64)).collect(),
-            }
-        })
-        .collect()
-}
-
-/// The first disagreement between a compiled kernel and its source.
-#[derive(Debug)]
-pub struct Mismatch {
-    pub trial: u32,
-    pub message: String,
-}
-
-/// Run `kernel` and the reference evaluator of `source` (the unoptimised function it was compiled
-/// from) on `trials` random inputs; the first disagreement, if any.
-pub fn verify_kernel(
-    kernel: &Kernel,
-    source: &Function,
-    trials: u32,
-    seed: u64,
-) -> Result<Option<Mismatch>, String> {
-    let mut rng = StdRng::seed_from_u64(seed);
-    for trial in 0..trials {
-        let inputs = random_inputs(kernel, &mut rng);
-        let compiled = execute(kernel, &inputs)?;
-        let args: Vec<Tile> = source
-            .args
-            .iter()
-            .zip(&inputs)
-            .map(|(&id, values)| {
-                let ty = source.ty(id);
-                let (rows, cols, vr, vc) = ty.dims().ok_or("argument with a '?' dimension")?;
-                match ty.storage {
-                    Storage::Numeric => Tile::new(ty.dtype, rows, cols, vr, vc),
-                    Storage::Predicate => Tile::predicate(rows, cols, vr, vc),
-                }
-                .and_then(|t| t.with_valid_values(values))
-                .map_err(|e| e.to_string())
-            })
-            .collect::<Result<_, String>>()?;
-        let reference = evaluate_with_flags(source, &args);
-        let describe_inputs = |r: usize, c: usize| -> String {
-            kernel
-                .meta
-                .args
-                .iter()
-                .zip(&inputs)
-                .map(|(a, values)| {
-                    let (rr, cc) = (
-                        r.min(a.valid_rows as usize - 1),
-                        c.min(a.valid_cols as usize - 1),
-                    );
-                    let bits = values[rr * a.valid_cols as usize + cc];
-                    format!(
-                        "%{}[{rr},{cc}] = {} ({})",
-                        a.name,
-                        hex(a.dtype, bits),
-                        format_element(a.dtype, bits)
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let message = match (&compiled.fault, reference) {
-            (Some(_), Err(_)) => None,
-            (Some(fault), Ok(_)) => Some(format!(
-                "the compiled kernel faults ({fault}) where the source evaluates; inputs at [0,0]: {}",
-                describe_inputs(0, 0)
-            )),
-            (None, Err(e)) => Some(format!(
-                "the source fails ({e}) where the compiled kernel runs; inputs at [0,0]: {}",
-                describe_inputs(0, 0)
-            )),
-            (None, Ok(eval)) => compare(kernel, source, &compiled, &eval.results, eval.flags)
-                .map(|(msg, r, c)| format!("{msg}; inputs: {}", describe_inputs(r, c))),
-        };
-        if let Some(message) = message {
-            return Ok(Some(Mismatch { trial, message }));
-        }
-    }
-    Ok(None)
-}
-
-/// The first differing element (valid region, then padding the reference defines) or flags.
-fn compare(
-    kernel: &Kernel,
-    source: &Function,
-    compiled: &Run,
-    reference: &[Tile],
-    ref_flags: Flags,
-) -> Option<(String, usize, usize)> {
-    for (i, ((meta, got), want)) in kernel
-        .meta
-        .results
-        .iter()
-        .zip(&compiled.results)
-        .zip(reference)
-        .enumerate()
-    {
-        let origin = source
-            .results
-            .get(i)
-            .map(|&v| describe_value(source, v))
-            .unwrap_or_default();
-        if (got.valid_rows, got.valid_cols) != (want.valid_rows, want.valid_cols) {
-            return Some((
-                format!(
-                    "result #{i} ({}){origin}: valid shape {}x{} compiled, {}x{} in the source",
-                    meta.name, got.valid_rows, got.valid_cols, want.valid_rows, want.valid_cols
-                ),
-                0,
-                0,
-            ));
-        }
-        for r in 0..want.rows.min(got.rows) as usize {
-            for c in 0..want.cols.min(got.cols) as usize {
-                let (g, w) = (got.index(r, c), want.index(r, c));
-                let same = match (got.is_defined(g), want.is_defined(w)) {
-                    (true, true) => got.bits(g) == want.bits(w),
-                    (d1, d2) => d1 == d2,
-                };
-                if !same {
-                    let show = |t: &Tile, k: usize| {
-                        if t.is_defined(k) {
-                            format!(
-                                "{} ({})",
-                                hex(t.dtype, t.bits(k)),
-                                format_element(t.dtype, t.bits(k))
-                            )
-                        } else {
-                            "undefined".to_string()
-                        }
-                    };
-                    return Some((
-                        format!(
-                            "result #{i} ({}){origin}, element [{r},{c}]: compiled {}, reference {}",
-                            meta.name,
-                            show(got, g),
-                            show(want, w)
-                        ),
-                        r,
-                        c,
-                    ));
-                }
-            }
-        }
-    }
-    (compiled.flags != ref_flags).then(|| {
-        (
-            format!(
-                "status flags: compiled 0x{:02x}, reference 0x{:02x}",
-                compiled.flags, ref_flags
-            ),
-            0,
-            0,
-        )
-    })
-}
-
-/// ` = pto.op at file:line:col` for the op that defines `value` in the source.
-fn describe_value(func: &Function, value: ptoc_ir::ValueId) -> String {
-    match func.def_op(value) {
-        Some(op) => format!(" = {} at {}", op.info.mlir_name(), op.loc),
-        None => format!(" = argument at {}", Location::clone(&func.loc)),
-    }
-}
-
-/// The metadata record of an argument or result, for error messages.
-pub fn describe_tile(meta: &TileMeta) -> String {
-    format!(
-        "'{}' ({} {}x{} valid {}x{} in {})",
-        meta.name,
-        meta.type_name(),
-        meta.rows,
-        meta.cols,
-        meta.valid_rows,
-        meta.valid_cols,
-        meta.register
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::{Driver, Options};
 
-    const KERNELS: &str = r#"
-func.func @k(%x: !pto.tile<4x8xsi16>, %v: !pto.tile<4x1xsi16>) -> !pto.tile<4x8xsi16> {
-  %r = "pto.trowexpandmax"(%x, %v) : (!pto.tile<4x8xsi16>, !pto.tile<4x1xsi16>) -> !pto.tile<4x8xsi16>
-  return %r : !pto.tile<4x8xsi16>
-}
-func.func @k_min(%x: !pto.tile<4x8xsi16>, %v: !pto.tile<4x1xsi16>) -> !pto.tile<4x8xsi16> {
-  %r = "pto.trowexpandmin"(%x, %v) : (!pto.tile<4x8xsi16>, !pto.tile<4x1xsi16>) -> !pto.tile<4x8xsi16>
-  return %r : !pto.tile<4x8xsi16>
+    /// TCMP -> TSEL through the typed API: a predicate result (`a < b`), the minimum it
+    /// selects, and a predicate argument picking between the same sources.
+    const MINSEL: &str = r#"
+func.func @minsel(%a: !pto.tile<2x4xf32>, %b: !pto.tile<2x4xf32>, %p: !pto.tile<2x4xi1>) -> (!pto.tile<2x4xi1>, !pto.tile<2x4xf32>, !pto.tile<2x4xf32>) {
+  %lt = "pto.tcmp"(%a, %b) {pto.cmode = "lt"} : (!pto.tile<2x4xf32>, !pto.tile<2x4xf32>) -> !pto.tile<2x4xi1>
+  %m = "pto.tsel"(%lt, %a, %b) : (!pto.tile<2x4xi1>, !pto.tile<2x4xf32>, !pto.tile<2x4xf32>) -> !pto.tile<2x4xf32>
+  %s = "pto.tsel"(%p, %a, %b) : (!pto.tile<2x4xi1>, !pto.tile<2x4xf32>, !pto.tile<2x4xf32>) -> !pto.tile<2x4xf32>
+  return %lt, %m, %s : !pto.tile<2x4xi1>, !pto.tile<2x4xf32>, !pto.tile<2x4xf32>
 }
 "#;
 
     #[test]
-    fn verify_reports_a_kernel_that_does_not_match_its_source() {
+    fn predicates_flow_through_typed_tensors() {
         let driver = Driver::new(Options::default()).unwrap();
-        let module = driver
-            .import(&ptoc_ir::Source::new(KERNELS, "k.mlir"))
+        let object = driver
+            .compile(&ptoc_ir::Source::new(MINSEL, "minsel.mlir"))
             .unwrap();
-        let kernels = driver.compile_kernels(&module).unwrap();
-        let reference = driver.reference_module(&module).unwrap();
-        // Each kernel matches its own source...
-        for (kernel, source) in kernels.iter().zip(&reference.functions) {
-            assert!(verify_kernel(kernel, source, 20, 1).unwrap().is_none());
-        }
-        // ...and the MAX kernel checked against the MIN source is caught, with the element, both
-        // values and the inputs at that element.
-        let mismatch = verify_kernel(&kernels[0], &reference.functions[1], 20, 1)
-            .unwrap()
-            .expect("max is not min");
-        assert_eq!(mismatch.trial, 0);
+        let kernels = load_object(&object).unwrap();
+        let (nan, inf) = (f32::NAN, f32::INFINITY);
+        let a = [1.0f32, -2.0, 3.0, nan, 0.0, 5.0, -0.0, 7.0];
+        let b = [2.0f32, -3.0, 3.0, 1.0, -0.0, 6.0, 0.0, inf];
+        let p = [true, false, true, false, false, false, true, true];
+        let (ta, tb) = (
+            Tensor::new(2, 4, &a).unwrap(),
+            Tensor::new(2, 4, &b).unwrap(),
+        );
+        let tp = Tensor::new(2, 4, &p).unwrap();
+        let out = run_named(&kernels[0], &[("a", &ta), ("b", &tb), ("p", &tp)]).unwrap();
+        // The relation is the host's IEEE `<` (NaN compares false, -0 == +0); TSEL copies the
+        // chosen element's bits, so the signs of the zeros show which source was taken.
+        let lt: Vec<bool> = a.iter().zip(&b).map(|(x, y)| x < y).collect();
+        assert_eq!(lt, [true, false, false, false, false, true, false, true]);
+        let r0 = out.get("r0").unwrap();
+        assert_eq!(r0.element_type(), ElementType::PREDICATE);
+        assert_eq!(r0.to_vec::<bool>().unwrap(), lt);
+        assert_eq!(r0.to_vec::<u8>().unwrap(), [1, 0, 0, 0, 0, 1, 0, 1]);
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let pick = |mask: &[bool]| {
+            let chosen: Vec<f32> = mask
+                .iter()
+                .enumerate()
+                .map(|(i, &m)| if m { a[i] } else { b[i] })
+                .collect();
+            bits(&chosen)
+        };
+        let r1 = out.get("r1").unwrap().to_vec::<f32>().unwrap();
+        assert_eq!(bits(&r1), pick(&lt));
+        assert_eq!(bits(&r1), bits(&[1.0, -3.0, 3.0, 1.0, -0.0, 5.0, 0.0, 7.0]));
+        let r2 = out.get("r2").unwrap().to_vec::<f32>().unwrap();
+        assert_eq!(
+            bits(&r2),
+            bits(&[1.0, -3.0, 3.0, 1.0, -0.0, 6.0, -0.0, 7.0])
+        );
+        assert_eq!(out.flags, 0);
+
+        // u8 0s and 1s are a predicate's raw bits; a 2 is refused by the loader.
+        let raw = Tensor::new(2, 4, &p.map(u8::from)).unwrap();
+        let again = run(&kernels[0], &[ta.clone(), tb.clone(), raw]).unwrap();
+        assert_eq!(again, out);
+        let two = Tensor::new(2, 4, &[0u8, 1, 2, 0, 0, 0, 0, 0]).unwrap();
+        let e = run(&kernels[0], &[ta.clone(), tb.clone(), two]).unwrap_err();
         assert!(
-            mismatch
-                .message
-                .contains("= pto.trowexpandmin at k.mlir:7:8, element [")
-                && mismatch.message.contains("compiled 0x")
-                && mismatch.message.contains("reference 0x")
-                && mismatch.message.contains("inputs: %x["),
-            "{}",
-            mismatch.message
+            matches!(&e, ExecError::Load { reason, .. } if reason == "a predicate element is 0 or 1, not 2"),
+            "{e}"
+        );
+        // A predicate is not f32 values, nor f32 values a predicate.
+        let e = run(&kernels[0], &[tp.clone(), tb.clone(), tp.clone()]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "argument 'a' (FP32 8x4 valid 2x4 in T#1) holds FP32 elements; the input holds PRED \
+             (give FP32 values or raw bits as the unsigned integer of its width)"
+        );
+        let e = run(&kernels[0], &[ta.clone(), tb.clone(), ta]).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ExecError::DType {
+                    expected: ElementType::PREDICATE,
+                    ..
+                }
+            ),
+            "{e}"
         );
     }
 

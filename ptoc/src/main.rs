@@ -1,8 +1,11 @@
 //! The `ptoc` command line: mlir-opt conventions around [`ptoc::Driver`], plus the `asm` and
 //! `disasm` tools.
 
+mod cli;
+
 use clap::{Args, Parser, Subcommand};
-use ptoc::{diagnostics, exec, npy, output, split, Driver, Emit, Options};
+use cli::{diagnostics, npy, output, report, split};
+use ptoc::{exec, Driver, Emit, Options};
 use ptoc_codegen::Kernel;
 use ptoc_codegen::{assemble, disassemble, is_tile_name, quote_name, read_elf, write_elf};
 use ptoc_ir::{Diagnostic, Severity, Source, SourceMap};
@@ -100,8 +103,8 @@ struct CompileArgs {
     /// Output file (written atomically); standard output when omitted.
     #[arg(short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
-    /// What to produce [default: obj with -o, asm on standard output].
-    #[arg(long, value_enum)]
+    /// What to produce: mlir, asm, words or obj [default: obj with -o, asm on standard output].
+    #[arg(long, value_parser = parse_emit)]
     emit: Option<Emit>,
     /// Optimisation level; -O0 disables fusion.
     #[arg(short = 'O', value_name = "LEVEL", default_value_t = 2)]
@@ -148,14 +151,22 @@ fn parse_profile(text: &str) -> Result<NamingModel, String> {
         .ok_or_else(|| format!("'{text}' is not a target profile; use queue or absolute"))
 }
 
+fn parse_emit(text: &str) -> Result<Emit, String> {
+    Emit::from_name(text).ok_or_else(|| {
+        let names: Vec<&str> = Emit::ALL.iter().map(|e| e.name()).collect();
+        format!(
+            "'{text}' is not an output kind; use one of {}",
+            names.join(", ")
+        )
+    })
+}
+
 fn parse_pe_mask(text: &str) -> Result<PeMask, String> {
     match PeMask::parse(text) {
         // Refused while the arguments are parsed, with the driver's own words.
         Some(mask) if mask.is_noop() => Err(ptoc::OptionsError::NoopPeMask.to_string()),
         Some(mask) => Ok(mask),
-        None => Err(format!(
-            "'{text}' is not an encodable PE mask; use one of 1111, 1110, 1100, 1000, 0100, 0010, 0001"
-        )),
+        None => Err(ptoc::OptionsError::PeMask(text.into()).to_string()),
     }
 }
 
@@ -235,13 +246,9 @@ fn read_input(name: &str) -> Result<(String, Vec<u8>), String> {
 /// Input text, or an error naming the line and column of the first byte that is not UTF-8.
 fn read_text(name: &str, what: &str) -> Result<(String, String), String> {
     let (display, bytes) = read_input(name)?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-        let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
-        let col = valid.len() - valid.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
-        let byte = e.as_bytes()[valid.len()];
-        format!("{display}:{line}:{col}: error: input is not UTF-8 text (byte 0x{byte:02X}); expected {what}")
-    })?;
+    let text = ptoc::source_text(&bytes, &display, what)
+        .map_err(|d| format!("{}: error: {}", d.loc, d.message))?
+        .to_string();
     Ok((display, text))
 }
 
@@ -477,11 +484,11 @@ fn run_kernel(
         }
     }
     let text = match format {
-        RunFormat::Json => match serde_json::to_string(&exec::run_report(kernel, &run)) {
+        RunFormat::Json => match serde_json::to_string(&report::run_report(kernel, &run)) {
             Ok(json) => json + "\n",
             Err(e) => return Err(format!("error: cannot write the JSON report: {e}")),
         },
-        RunFormat::Text => exec::run_text(kernel, &run),
+        RunFormat::Text => report::run_text(kernel, &run),
     };
     write_output(None, text.as_bytes())?;
     Ok(run.fault.is_none())
@@ -516,7 +523,9 @@ fn run_verify(
     };
     let mut ok = true;
     for (kernel, source) in kernels.iter().zip(&reference.functions) {
-        match exec::verify_kernel(kernel, source, trials, seed)? {
+        match ptoc::verify::verify_kernel(kernel, source, trials, seed)
+            .map_err(|e| format!("error: {e}"))?
+        {
             None => println!(
                 "@{}: {trials} trials (seed {seed}), compiled code matches the source bit for bit",
                 quote_name(&kernel.name)
@@ -527,7 +536,7 @@ fn run_verify(
                     "@{}: MISMATCH in trial {} (seed {seed}): {}",
                     quote_name(&kernel.name),
                     m.trial,
-                    m.message
+                    m
                 );
             }
         }

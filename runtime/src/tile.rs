@@ -130,10 +130,7 @@ impl Tile {
 
     /// The bits an element may have: the carrier width, or the one bit of a predicate element.
     pub fn element_mask(&self) -> u64 {
-        match self.storage {
-            Storage::Numeric => self.dtype.carrier_mask(),
-            Storage::Predicate => 1,
-        }
+        self.storage.element_mask(self.dtype)
     }
 
     /// A predicate's payload as the spec packs it: logical element `i = row·cols + col` is bit

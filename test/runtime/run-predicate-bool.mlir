@@ -11,7 +11,7 @@
 // CHECK-NEXT: r0 = {{.*}} S8 {{.*}}(valid 2x3)
 // CHECK-NEXT:   [1, -2, 3]
 // CHECK-NEXT:   [-4, -5, 6]
-// BIT: error: argument 'p': a predicate element is 0 or 1, not 250
+// BIT: error: argument 'p' (PRED 32x4 valid 2x3 in T#1): a predicate element is 0 or 1, not 250
 // ERR: error: {{.*}}bool_2x3_mask.npy for argument 'a' {{.*}}: dtype '|b1' does not match S8: give int8 values or uint8 bit patterns
 func.func @pick(%p: !pto.tile<2x4xi1, valid=2x3>, %a: !pto.tile<2x4xsi8, valid=2x3>, %b: !pto.tile<2x4xsi8, valid=2x3>) -> !pto.tile<2x4xsi8, valid=2x3> {
   %r = "pto.tsel"(%p, %a, %b) : (!pto.tile<2x4xi1, valid=2x3>, !pto.tile<2x4xsi8, valid=2x3>, !pto.tile<2x4xsi8, valid=2x3>) -> !pto.tile<2x4xsi8, valid=2x3>

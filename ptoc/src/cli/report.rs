@@ -1,0 +1,109 @@
+//! How `ptoc run` prints a run: the JSON report (`--format json`) and the text listing.
+
+use ptoc::codegen::{quote_name, Kernel};
+use ptoc::exec::{format_element, hex, Run};
+
+/// The JSON report of a run (README, Running kernels); fields serialise in this order.
+#[derive(Debug, serde::Serialize)]
+pub struct RunReport {
+    pub kernel: String,
+    pub status: &'static str,
+    pub flags: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault: Option<FaultReport>,
+    pub results: Vec<ResultReport>,
+}
+
+#[derive(Debug, serde::Serialize)]
+pub struct FaultReport {
+    pub class: &'static str,
+    pub bundle: usize,
+    pub message: String,
+}
+
+/// One result tile: the whole physical tile row-major, `null` where undefined.
+#[derive(Debug, serde::Serialize)]
+pub struct ResultReport {
+    pub name: String,
+    pub register: String,
+    pub dtype: &'static str,
+    pub rows: u32,
+    pub cols: u32,
+    pub valid_rows: u32,
+    pub valid_cols: u32,
+    pub size_code: u32,
+    pub elements: Vec<Option<String>>,
+}
+
+/// The run as the JSON report of the README's Running kernels section.
+pub fn run_report(kernel: &Kernel, run: &Run) -> RunReport {
+    RunReport {
+        kernel: kernel.name.clone(),
+        status: if run.fault.is_some() { "fault" } else { "ok" },
+        flags: format!("0x{:02x}", run.flags),
+        fault: run.fault.as_ref().map(|f| FaultReport {
+            class: f.class.name(),
+            bundle: f.bundle,
+            message: f.message.clone(),
+        }),
+        results: kernel
+            .meta
+            .results
+            .iter()
+            .zip(&run.results)
+            .map(|(meta, tile)| ResultReport {
+                name: meta.name.clone(),
+                register: meta.register.to_string(),
+                dtype: meta.type_name(),
+                rows: tile.rows,
+                cols: tile.cols,
+                valid_rows: tile.valid_rows,
+                valid_cols: tile.valid_cols,
+                size_code: meta.size_code.code(),
+                elements: (0..tile.len())
+                    .map(|i| tile.is_defined(i).then(|| hex(tile.dtype, tile.bits(i))))
+                    .collect(),
+            })
+            .collect(),
+    }
+}
+
+/// The valid region of each result as text, one row per line.
+pub fn run_text(kernel: &Kernel, run: &Run) -> String {
+    let mut out = String::new();
+    if let Some(fault) = &run.fault {
+        out.push_str(&format!(
+            "kernel {}: fault: {fault}\n",
+            quote_name(&kernel.name)
+        ));
+        return out;
+    }
+    let names = match run.flags {
+        0 => String::new(),
+        f => format!(" ({})", ptoc::runtime::numerics::flag_names(f)),
+    };
+    out.push_str(&format!(
+        "kernel {}: ok, flags 0x{:02x}{names}\n",
+        quote_name(&kernel.name),
+        run.flags
+    ));
+    for (meta, tile) in kernel.meta.results.iter().zip(&run.results) {
+        out.push_str(&format!(
+            "{} = {} {} {}x{} (valid {}x{})\n",
+            meta.name,
+            meta.register,
+            tile.dtype,
+            tile.rows,
+            tile.cols,
+            tile.valid_rows,
+            tile.valid_cols
+        ));
+        for r in 0..tile.valid_rows as usize {
+            let row: Vec<String> = (0..tile.valid_cols as usize)
+                .map(|c| format_element(tile.dtype, tile.bits(tile.index(r, c))))
+                .collect();
+            out.push_str(&format!("  [{}]\n", row.join(", ")));
+        }
+    }
+    out
+}

@@ -1,0 +1,311 @@
+//! `ptoc._ptoc`, the native half of the Python package: compile, run and verify on buffers.
+//!
+//! `ptoc/__init__.py` turns numpy arrays into (name, dtype, shape, bytes) tuples and back, and
+//! defines the exception classes this module raises. Every function copies its arguments into
+//! Rust values, then releases the GIL for the whole compile or run (`Python::detach`), so calls
+//! from many threads run in parallel; each call builds its own driver, sharing nothing.
+
+use ptoc::codegen::Kernel;
+use ptoc::ir::Source;
+use ptoc::tensor::ElementType;
+use ptoc::{CompileError, Driver, Error, ExecError, Options, Tensor, VerifyError};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+
+/// The Python exception for a library error, built from the classes in `ptoc._errors`.
+fn to_py(py: Python<'_>, error: Error) -> PyErr {
+    match raise(py, error) {
+        Ok(err) | Err(err) => err,
+    }
+}
+
+fn raise(py: Python<'_>, error: Error) -> PyResult<PyErr> {
+    let errors = py.import("ptoc._errors")?;
+    let message = error.to_string();
+    let instance = match error {
+        Error::Compile(CompileError { diagnostics }) => {
+            let class = errors.getattr("Diagnostic")?;
+            let list = PyList::empty(py);
+            for d in &diagnostics {
+                let entries =
+                    std::iter::once((&d.loc, d.severity.name(), &d.message, d.rule, d.fault))
+                        .chain(
+                            d.notes
+                                .iter()
+                                .map(|(loc, note)| (loc, "note", note, None, None)),
+                        );
+                for (loc, severity, text, rule, fault) in entries {
+                    let kw = PyDict::new(py);
+                    kw.set_item("file", loc.file.as_deref().unwrap_or(""))?;
+                    kw.set_item("line", loc.line)?;
+                    kw.set_item("col", loc.col)?;
+                    kw.set_item("severity", severity)?;
+                    kw.set_item("message", text)?;
+                    kw.set_item("rule", rule)?;
+                    kw.set_item("fault", fault.map(|f| f.name()))?;
+                    list.append(class.call((), Some(&kw))?)?;
+                }
+            }
+            errors.getattr("CompileError")?.call1((message, list))?
+        }
+        Error::Verify(VerifyError::Mismatch { kernel, mismatch }) => {
+            let (compiled, reference) = mismatch.discrepancy.values();
+            let loc = mismatch.location.clone().unwrap_or_default();
+            let inputs = PyList::empty(py);
+            for e in &mismatch.inputs {
+                let kw = PyDict::new(py);
+                kw.set_item("argument", &e.argument)?;
+                kw.set_item("row", e.row)?;
+                kw.set_item("col", e.col)?;
+                kw.set_item("dtype", e.element.mlir_name())?;
+                kw.set_item("bits", e.bits)?;
+                inputs.append(kw)?;
+            }
+            let kw = PyDict::new(py);
+            kw.set_item("kernel", kernel)?;
+            kw.set_item("trial", mismatch.trial)?;
+            kw.set_item("result", mismatch.result.as_ref().map(|(_, n)| n.as_str()))?;
+            kw.set_item("op", mismatch.op.as_deref())?;
+            kw.set_item("file", loc.file.as_deref())?;
+            kw.set_item("line", mismatch.location.as_ref().map(|l| l.line))?;
+            kw.set_item("col", mismatch.location.as_ref().map(|l| l.col))?;
+            kw.set_item("element", mismatch.element)?;
+            kw.set_item("compiled", compiled)?;
+            kw.set_item("reference", reference)?;
+            kw.set_item("inputs", inputs)?;
+            errors.getattr("VerifyError")?.call((message,), Some(&kw))?
+        }
+        Error::Verify(VerifyError::Compile(e)) => return raise(py, Error::Compile(e)),
+        Error::Verify(VerifyError::Exec(e)) | Error::Exec(e) => match e {
+            ExecError::Fault {
+                class,
+                bundle,
+                reason,
+                flags,
+            } => errors.getattr("FaultError")?.call1((
+                message,
+                class.name(),
+                bundle,
+                reason,
+                flags,
+            ))?,
+            _ => errors.getattr("RunError")?.call1((message,))?,
+        },
+        Error::Options(_) | Error::Tensor(_) => return Ok(PyValueError::new_err(message)),
+    };
+    Ok(PyErr::from_value(instance))
+}
+
+/// `ptoc.compile`: the output as bytes (`obj`) or text.
+#[pyfunction]
+#[pyo3(signature = (source, filename, emit, opt_level, pipeline, pe_mask))]
+fn compile(
+    py: Python<'_>,
+    source: String,
+    filename: String,
+    emit: String,
+    opt_level: u8,
+    pipeline: Option<String>,
+    pe_mask: String,
+) -> PyResult<Py<PyAny>> {
+    let compiled = py.detach(|| -> Result<(Vec<u8>, bool), Error> {
+        let options = Options::from_names(&emit, opt_level, pipeline.as_deref(), &pe_mask)?;
+        let text = options.emit.is_text();
+        let driver = Driver::new(options)?;
+        Ok((driver.compile(&Source::new(&source, &filename))?, text))
+    });
+    match compiled {
+        Ok((bytes, true)) => {
+            let text = String::from_utf8(bytes)
+                .map_err(|e| PyRuntimeError::new_err(format!("ptoc wrote non-UTF-8 text: {e}")))?;
+            Ok(text.into_pyobject(py)?.into_any().unbind())
+        }
+        Ok((bytes, false)) => Ok(PyBytes::new(py, &bytes).into_any().unbind()),
+        Err(e) => Err(to_py(py, e)),
+    }
+}
+
+/// One input as the Python side passes it: argument name, dtype name, shape, bytes.
+type Input = (String, String, Vec<u64>, Vec<u8>);
+/// One result: name, dtype name, rows, cols, bytes.
+type Output = (String, &'static str, u32, u32, Vec<u8>);
+
+/// One result as Python gets it.
+type PyOutput = (String, &'static str, u32, u32, Py<PyBytes>);
+
+/// `ptoc.run`: `(flags, [(name, dtype, rows, cols, bytes)])`.
+#[pyfunction]
+#[pyo3(signature = (kernel, inputs, function, filename))]
+fn run(
+    py: Python<'_>,
+    kernel: &Bound<'_, PyAny>,
+    inputs: Vec<(String, String, Vec<u64>, Bound<'_, PyBytes>)>,
+    function: Option<String>,
+    filename: String,
+) -> PyResult<(u8, Vec<PyOutput>)> {
+    let kernel: Vec<u8> = match kernel.cast::<PyBytes>() {
+        Ok(bytes) => bytes.as_bytes().to_vec(),
+        Err(_) => kernel.extract::<String>()?.into_bytes(),
+    };
+    let inputs: Vec<Input> = inputs
+        .into_iter()
+        .map(|(name, dtype, shape, data)| (name, dtype, shape, data.as_bytes().to_vec()))
+        .collect();
+    let ran = py.detach(|| run_inputs(&kernel, &filename, function.as_deref(), &inputs));
+    let (flags, outputs) = ran.map_err(|e| to_py(py, e))?;
+    Ok((
+        flags,
+        outputs
+            .into_iter()
+            .map(|(name, dtype, rows, cols, data)| {
+                (name, dtype, rows, cols, PyBytes::new(py, &data).unbind())
+            })
+            .collect(),
+    ))
+}
+
+fn run_inputs(
+    kernel: &[u8],
+    filename: &str,
+    function: Option<&str>,
+    inputs: &[Input],
+) -> Result<(u8, Vec<Output>), Error> {
+    let driver = Driver::new(Options::default())?;
+    let kernels = driver.load_kernels(kernel, filename)?;
+    let kernel = ptoc::select_kernel(&kernels, function)?;
+    let tensors = inputs
+        .iter()
+        .map(|(name, dtype, shape, data)| input_tensor(kernel, name, dtype, shape, data))
+        .collect::<Result<Vec<_>, Error>>()?;
+    let named: Vec<(&str, &Tensor)> = inputs
+        .iter()
+        .zip(&tensors)
+        .map(|((name, ..), t)| (name.as_str(), t))
+        .collect();
+    let outputs = ptoc::run_named(kernel, &named)?;
+    Ok((
+        outputs.flags,
+        outputs
+            .results
+            .into_iter()
+            .map(|(name, t)| {
+                (
+                    name,
+                    t.element_type().mlir_name(),
+                    t.rows(),
+                    t.cols(),
+                    t.to_bytes(),
+                )
+            })
+            .collect(),
+    ))
+}
+
+/// The tensor of one input: a 2-D array is its own shape; a 1-D one takes its argument's valid
+/// shape when it has that many elements (as `ptoc run` reads a 1-D `.npy`).
+fn input_tensor(
+    kernel: &Kernel,
+    name: &str,
+    dtype: &str,
+    shape: &[u64],
+    data: &[u8],
+) -> Result<Tensor, Error> {
+    let bad = |message: String| {
+        Error::Exec(ExecError::Load {
+            argument: format!("'{name}'"),
+            reason: message,
+        })
+    };
+    let element = ElementType::parse(dtype)
+        .ok_or_else(|| bad(format!("numpy dtype {dtype} holds no ptoc element type")))?;
+    let narrow = |n: u64| u32::try_from(n).map_err(|_| bad(format!("dimension {n} is too large")));
+    let (rows, cols) = match *shape {
+        [rows, cols] => (narrow(rows)?, narrow(cols)?),
+        [n] => {
+            let valid = ptoc::exec::argument_index(kernel, name)
+                .map(|i| &kernel.meta.args[i])
+                .map(|a| (a.valid_rows, a.valid_cols))
+                .filter(|&(r, c)| r as u64 * c as u64 == n);
+            valid.unwrap_or((1, narrow(n)?))
+        }
+        _ => {
+            return Err(bad(format!(
+                "a {}-D array; give the valid region as a 2-D (or 1-D) array",
+                shape.len()
+            )))
+        }
+    };
+    Ok(Tensor::from_bytes(element, rows, cols, data)?)
+}
+
+/// `ptoc.verify`: `None`, or raises `VerifyError` / `CompileError`.
+#[pyfunction]
+#[pyo3(signature = (source, filename, trials, seed, opt_level))]
+fn verify(
+    py: Python<'_>,
+    source: String,
+    filename: String,
+    trials: u32,
+    seed: u64,
+    opt_level: u8,
+) -> PyResult<()> {
+    py.detach(|| -> Result<(), Error> {
+        let driver = Driver::new(Options::from_names("obj", opt_level, None, "1111")?)?;
+        Ok(driver.verify(&Source::new(&source, &filename), trials, seed)?)
+    })
+    .map_err(|e| to_py(py, e))
+}
+
+/// Check the compiled kernel `kernel` against the reference evaluator of another function of
+/// the same source, `reference` (a hand-optimised variant against its plain meaning); raises
+/// `VerifyError` at the first disagreement. `ptoc.verify` is this with each kernel against
+/// itself.
+#[pyfunction]
+#[pyo3(signature = (source, filename, kernel, reference, trials, seed))]
+fn verify_against(
+    py: Python<'_>,
+    source: String,
+    filename: String,
+    kernel: String,
+    reference: String,
+    trials: u32,
+    seed: u64,
+) -> PyResult<()> {
+    py.detach(|| -> Result<(), Error> {
+        let driver = Driver::new(Options::default())?;
+        let module = driver
+            .import(&Source::new(&source, &filename))
+            .map_err(CompileError::from)?;
+        let kernels = driver
+            .compile_kernels(&module)
+            .map_err(CompileError::from)?;
+        let functions = driver
+            .reference_module(&module)
+            .map_err(CompileError::from)?;
+        let compiled = ptoc::select_kernel(&kernels, Some(&kernel))?;
+        let function = functions
+            .functions
+            .iter()
+            .find(|f| f.name == reference)
+            .ok_or_else(|| ExecError::NoSuchKernel(format!("no function @{reference}")))?;
+        match ptoc::verify::verify_kernel(compiled, function, trials, seed)? {
+            None => Ok(()),
+            Some(mismatch) => Err(Error::Verify(VerifyError::Mismatch {
+                kernel,
+                mismatch: Box::new(mismatch),
+            })),
+        }
+    })
+    .map_err(|e| to_py(py, e))
+}
+
+/// The native module.
+#[pymodule]
+fn _ptoc(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(compile, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(verify, m)?)?;
+    m.add_function(wrap_pyfunction!(verify_against, m)?)?;
+    Ok(())
+}
