@@ -6,13 +6,15 @@
 //! tiles and a fault as data (what `ptoc run --format json` reports).
 
 use crate::tensor::{ElementType, Tensor};
+use ptoc_codegen::metadata::{gpr_name, ArgRef, MemRefMeta, ScalarType};
 use ptoc_codegen::{read_elf, Kernel, TileMeta};
 use ptoc_isa::{DataType, FaultClass, Storage, TypeClass};
 use ptoc_runtime::numerics::Flags;
 use ptoc_runtime::tile::ShapeError;
 use ptoc_runtime::{Fault, Machine, Tile};
 
-/// What a run produced: the fault (if any), the sticky status flags and each result tile.
+/// What a run produced: the fault (if any), the sticky status flags, each result tile and the
+/// final contents of each GM argument the kernel stores to.
 #[derive(Debug)]
 pub struct Run {
     /// The fault the program raised; no result is read then.
@@ -21,6 +23,8 @@ pub struct Run {
     pub flags: Flags,
     /// Every result tile, whole (physical shape, padding and definedness), in metadata order.
     pub results: Vec<Tile>,
+    /// Each stored memref (`MemRefMeta::stored`), in metadata order: its elements row-major.
+    pub memrefs: Vec<Vec<u64>>,
 }
 
 /// Why a kernel could not be run, or what stopped it.
@@ -146,26 +150,113 @@ fn quote(name: &str) -> String {
     ptoc_codegen::quote_name(name)
 }
 
-/// The index of the argument `name` names: its position (`0`) or its source name (`x`).
+/// The position of the argument `name` names: its position (`0`) or its source name (`x`).
 pub fn argument_index(kernel: &Kernel, name: &str) -> Option<usize> {
-    let args = &kernel.meta.args;
-    args.iter()
-        .position(|a| a.name == name)
-        .or_else(|| name.parse().ok().filter(|&i: &usize| i < args.len()))
+    let order = kernel.meta.argument_order();
+    order
+        .iter()
+        .position(|&a| argument_name(kernel, a) == name)
+        .or_else(|| name.parse().ok().filter(|&i: &usize| i < order.len()))
 }
 
-/// Load `inputs` (the valid-region carriers of each argument, in order) and run the kernel.
-/// A fault is part of the [`Run`]; errors are inputs the kernel cannot take.
+/// The source name of an argument.
+pub fn argument_name(kernel: &Kernel, arg: ArgRef) -> &str {
+    match arg {
+        ArgRef::Tile(i) => &kernel.meta.args[i].name,
+        ArgRef::MemRef(i) => &kernel.meta.memrefs[i].name,
+        ArgRef::Scalar(i) => &kernel.meta.scalars[i].name,
+    }
+}
+
+/// An argument for messages: `'x' (FP32 16x64 valid 16x64 in T#1)`, `'x' (FP32 memref 512x1024
+/// in a0)`, `'n' (index in a1)`.
+pub fn describe_argument(kernel: &Kernel, arg: ArgRef) -> String {
+    match arg {
+        ArgRef::Tile(i) => describe_tile(&kernel.meta.args[i]),
+        ArgRef::MemRef(i) => describe_memref(&kernel.meta.memrefs[i]),
+        ArgRef::Scalar(i) => {
+            let s = &kernel.meta.scalars[i];
+            format!("'{}' ({} in {})", s.name, s.ty.name(), gpr_name(s.gpr))
+        }
+    }
+}
+
+/// `'x' (FP32 memref 512x1024 in a0)`.
+pub fn describe_memref(m: &MemRefMeta) -> String {
+    format!(
+        "'{}' ({} memref {}x{} in {})",
+        m.name,
+        m.dtype,
+        m.rows,
+        m.cols,
+        gpr_name(m.gpr)
+    )
+}
+
+/// A memref's elements as the little-endian bytes of its GM buffer.
+fn memref_bytes(m: &MemRefMeta, values: &[u64]) -> Vec<u8> {
+    let width = m.dtype.bits() as usize / 8;
+    values
+        .iter()
+        .flat_map(|v| v.to_le_bytes().into_iter().take(width))
+        .collect()
+}
+
+/// A GM buffer's bytes as a memref's elements.
+fn memref_values(m: &MemRefMeta, bytes: &[u8]) -> Vec<u64> {
+    let width = m.dtype.bits() as usize / 8;
+    bytes
+        .chunks_exact(width)
+        .map(|c| c.iter().rev().fold(0u64, |v, &b| (v << 8) | b as u64))
+        .collect()
+}
+
+/// Load `inputs` (one carrier vector per argument position: a tile's valid region, a memref's
+/// `rows × cols` elements, a scalar's one value) and run the kernel. A fault is part of the
+/// [`Run`]; errors are inputs the kernel cannot take.
 pub fn execute(kernel: &Kernel, inputs: &[Vec<u64>]) -> Result<Run, ExecError> {
-    if inputs.len() != kernel.meta.args.len() {
+    let order = kernel.meta.argument_order();
+    if inputs.len() != order.len() {
         return Err(ExecError::ArgumentCount {
             kernel: kernel.name.clone(),
-            expected: kernel.meta.args.len(),
+            expected: order.len(),
             given: inputs.len(),
         });
     }
     let mut machine = Machine::with_naming(kernel.meta.profile);
-    for (meta, values) in kernel.meta.args.iter().zip(inputs) {
+    let mut bases = vec![0u64; kernel.meta.memrefs.len()];
+    let mut tiles = Vec::new();
+    for (&arg, values) in order.iter().zip(inputs) {
+        let refused = |reason: String| ExecError::Load {
+            argument: describe_argument(kernel, arg),
+            reason,
+        };
+        match arg {
+            ArgRef::Tile(i) => tiles.push((&kernel.meta.args[i], values)),
+            ArgRef::MemRef(i) => {
+                let m = &kernel.meta.memrefs[i];
+                let want = m.rows as usize * m.cols as usize;
+                if values.len() != want {
+                    return Err(refused(format!(
+                        "{} elements given, {want} needed",
+                        values.len()
+                    )));
+                }
+                let base = machine.map_gm(memref_bytes(m, values));
+                machine.set_gpr(m.gpr as usize, base);
+                bases[i] = base;
+            }
+            ArgRef::Scalar(i) => {
+                let s = &kernel.meta.scalars[i];
+                let [value] = values[..] else {
+                    return Err(refused(format!("{} values given, 1 needed", values.len())));
+                };
+                machine.set_gpr(s.gpr as usize, value);
+            }
+        }
+    }
+    // Tiles are loaded in argument order (queue naming pushes them in that order).
+    for (meta, values) in tiles {
         let refused = |reason: String| ExecError::Load {
             argument: describe_tile(meta),
             reason,
@@ -189,11 +280,19 @@ pub fn execute(kernel: &Kernel, inputs: &[Vec<u64>]) -> Result<Run, ExecError> {
             .load_with_mask(meta.register, tile, kernel.meta.pe_mask)
             .map_err(|e| refused(e.to_string()))?;
     }
+    let stored = |machine: &Machine| -> Vec<Vec<u64>> {
+        let memrefs = kernel.meta.memrefs.iter().zip(&bases);
+        memrefs
+            .filter(|(m, _)| m.stored)
+            .map(|(m, &base)| memref_values(m, machine.gm_buffer(base).unwrap_or_default()))
+            .collect()
+    };
     if let Err(fault) = machine.run(&kernel.words()) {
         return Ok(Run {
             fault: Some(fault),
             flags: machine.flags(),
             results: Vec::new(),
+            memrefs: stored(&machine),
         });
     }
     let results = kernel
@@ -214,6 +313,7 @@ pub fn execute(kernel: &Kernel, inputs: &[Vec<u64>]) -> Result<Run, ExecError> {
         fault: None,
         flags: machine.flags(),
         results,
+        memrefs: stored(&machine),
     })
 }
 
@@ -225,12 +325,15 @@ pub struct Outputs {
     /// Each result as `(name, valid region)`, in the kernel's result order; the names are those
     /// `ptoc run` uses (`r0`, `r1`, … unless the source named them).
     pub results: Vec<(String, Tensor)>,
+    /// Each GM argument the kernel stores to, whole, by its source name.
+    pub memrefs: Vec<(String, Tensor)>,
 }
 
 impl Outputs {
     /// The result called `name`.
     pub fn get(&self, name: &str) -> Option<&Tensor> {
-        self.results.iter().find(|(n, _)| n == name).map(|(_, t)| t)
+        let all = self.results.iter().chain(&self.memrefs);
+        all.clone().find(|(n, _)| n == name).map(|(_, t)| t)
     }
 }
 
@@ -241,19 +344,18 @@ impl Outputs {
 /// argument takes a predicate tensor (`bool`) or `u8` 0s and 1s, and a predicate result comes
 /// back as a predicate tensor (read it as `bool` or `u8`).
 pub fn run(kernel: &Kernel, inputs: &[Tensor]) -> Result<Outputs, ExecError> {
-    if inputs.len() != kernel.meta.args.len() {
+    let order = kernel.meta.argument_order();
+    if inputs.len() != order.len() {
         return Err(ExecError::ArgumentCount {
             kernel: kernel.name.clone(),
-            expected: kernel.meta.args.len(),
+            expected: order.len(),
             given: inputs.len(),
         });
     }
-    let carriers = kernel
-        .meta
-        .args
+    let carriers = order
         .iter()
         .zip(inputs)
-        .map(|(meta, t)| check_input(meta, t).map(|()| t.bits().to_vec()))
+        .map(|(&arg, t)| check_argument(kernel, arg, t).map(|()| t.bits().to_vec()))
         .collect::<Result<Vec<_>, _>>()?;
     let run = execute(kernel, &carriers)?;
     if let Some(fault) = run.fault {
@@ -271,41 +373,85 @@ pub fn run(kernel: &Kernel, inputs: &[Tensor]) -> Result<Outputs, ExecError> {
         .zip(&run.results)
         .map(|(meta, tile)| valid_region(meta, tile).map(|t| (meta.name.clone(), t)))
         .collect::<Result<_, _>>()?;
+    let stored = kernel.meta.memrefs.iter().filter(|m| m.stored);
+    let memrefs = stored
+        .zip(run.memrefs)
+        .map(|(m, values)| {
+            let t = Tensor::from_bits(m.dtype, m.rows, m.cols, values).map_err(|e| {
+                ExecError::Result {
+                    result: m.name.clone(),
+                    reason: e.to_string(),
+                }
+            })?;
+            Ok((m.name.clone(), t))
+        })
+        .collect::<Result<_, ExecError>>()?;
     Ok(Outputs {
         flags: run.flags,
         results,
+        memrefs,
     })
 }
 
 /// Run `kernel` on inputs named as on the command line: by position (`"0"`) or source name
 /// (`"x"`); every argument exactly once.
 pub fn run_named(kernel: &Kernel, inputs: &[(&str, &Tensor)]) -> Result<Outputs, ExecError> {
-    let mut ordered: Vec<Option<&Tensor>> = vec![None; kernel.meta.args.len()];
+    let order = kernel.meta.argument_order();
+    let describe = |i: usize| describe_argument(kernel, order[i]);
+    let mut ordered: Vec<Option<&Tensor>> = vec![None; order.len()];
     for &(name, tensor) in inputs {
         let index = argument_index(kernel, name).ok_or_else(|| ExecError::UnknownArgument {
             kernel: kernel.name.clone(),
             name: name.to_string(),
-            known: kernel.meta.args.iter().map(describe_tile).collect(),
+            known: (0..order.len()).map(describe).collect(),
         })?;
         if ordered[index].replace(tensor).is_some() {
             return Err(ExecError::DuplicateArgument {
-                argument: describe_tile(&kernel.meta.args[index]),
+                argument: describe(index),
             });
         }
     }
-    let missing: Vec<String> = kernel
-        .meta
-        .args
-        .iter()
-        .zip(&ordered)
-        .filter(|(_, t)| t.is_none())
-        .map(|(a, _)| describe_tile(a))
+    let missing: Vec<String> = (0..order.len())
+        .filter(|&i| ordered[i].is_none())
+        .map(describe)
         .collect();
     if !missing.is_empty() {
         return Err(ExecError::MissingArgument { arguments: missing });
     }
     let ordered: Vec<Tensor> = ordered.into_iter().flatten().cloned().collect();
     run(kernel, &ordered)
+}
+
+/// An input fits its argument: a tile's valid region, a memref's whole shape or a scalar's
+/// 1×1, of the element type or its raw bits (`index` scalars: `i64`/`u64`).
+fn check_argument(kernel: &Kernel, arg: ArgRef, tensor: &Tensor) -> Result<(), ExecError> {
+    let (shape, dtype) = match arg {
+        ArgRef::Tile(i) => return check_input(&kernel.meta.args[i], tensor),
+        ArgRef::MemRef(i) => {
+            let m = &kernel.meta.memrefs[i];
+            ((m.rows, m.cols), m.dtype)
+        }
+        ArgRef::Scalar(i) => match kernel.meta.scalars[i].ty {
+            ScalarType::Index => ((1, 1), DataType::S64),
+            ScalarType::Element(t) => ((1, 1), t),
+        },
+    };
+    if tensor.shape() != shape {
+        return Err(ExecError::Shape {
+            argument: describe_argument(kernel, arg),
+            expected: shape,
+            given: tensor.shape(),
+        });
+    }
+    let expected = ElementType::numeric(dtype);
+    if !tensor.element_type().holds(expected) {
+        return Err(ExecError::DType {
+            argument: describe_argument(kernel, arg),
+            expected,
+            given: tensor.element_type(),
+        });
+    }
+    Ok(())
 }
 
 /// An input fits its argument: the valid region's shape, and the element type or its raw bits.

@@ -6,11 +6,12 @@ mod cli;
 use clap::{Args, Parser, Subcommand};
 use cli::{diagnostics, npy, output, report, split};
 use ptoc::{exec, Driver, Emit, Options};
+use ptoc_codegen::metadata::{ArgRef, ScalarType};
 use ptoc_codegen::Kernel;
 use ptoc_codegen::{assemble, disassemble, is_tile_name, quote_name, read_elf, write_elf};
 use ptoc_ir::{Diagnostic, Severity, Source, SourceMap};
 use ptoc_isa::profile::NamingModel;
-use ptoc_isa::PeMask;
+use ptoc_isa::{DataType, PeMask, Storage};
 use ptoc_passes::IrPrinting;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -421,49 +422,63 @@ fn run_kernel(
         ),
     })?;
 
-    let mut inputs: Vec<Option<Vec<u64>>> = vec![None; kernel.meta.args.len()];
+    let order = kernel.meta.argument_order();
+    let describe = |i: usize| exec::describe_argument(kernel, order[i]);
+    let mut inputs: Vec<Option<Vec<u64>>> = vec![None; order.len()];
     for spec in args {
-        let (name, npy_path) = spec
+        let (name, value) = spec
             .split_once('=')
-            .ok_or_else(|| format!("error: --arg '{spec}' must be NAME=FILE.npy"))?;
+            .ok_or_else(|| format!("error: --arg '{spec}' must be NAME=FILE.npy or NAME=NUMBER"))?;
         let index = exec::argument_index(kernel, name).ok_or_else(|| {
-            let known: Vec<String> = kernel.meta.args.iter().map(exec::describe_tile).collect();
+            let known: Vec<String> = (0..order.len()).map(describe).collect();
             format!(
                 "error: kernel '{}' has no argument '{name}'; its arguments: {}",
                 kernel.name,
                 known.join(", ")
             )
         })?;
-        let meta = &kernel.meta.args[index];
         if inputs[index].is_some() {
             return Err(format!(
                 "error: argument {} is given twice",
-                exec::describe_tile(meta)
+                describe(index)
             ));
         }
-        let (_, data) = read_input(npy_path)?;
-        let values = npy::read_input(
-            &data,
-            meta.dtype,
-            meta.storage,
-            meta.valid_rows,
-            meta.valid_cols,
-        )
-        .map_err(|e| {
-            format!(
-                "error: {npy_path} for argument {}: {e}",
-                exec::describe_tile(meta)
-            )
-        })?;
+        // A tile's valid region or a memref's whole shape from `.npy`; a scalar from a number.
+        let shape = match order[index] {
+            ArgRef::Tile(i) => {
+                let m = &kernel.meta.args[i];
+                Some((m.dtype, m.storage, m.valid_rows, m.valid_cols))
+            }
+            ArgRef::MemRef(i) => {
+                let m = &kernel.meta.memrefs[i];
+                Some((m.dtype, Storage::Numeric, m.rows, m.cols))
+            }
+            ArgRef::Scalar(_) => None,
+        };
+        let values = match (shape, order[index]) {
+            (Some((dtype, storage, rows, cols)), _) => {
+                let (_, data) = read_input(value)?;
+                npy::read_input(&data, dtype, storage, rows, cols)
+                    .map_err(|e| format!("error: {value} for argument {}: {e}", describe(index)))?
+            }
+            (None, ArgRef::Scalar(i)) => {
+                vec![scalar_bits(kernel.meta.scalars[i].ty, value)
+                    .map_err(|e| format!("error: argument {}: {e}", describe(index)))?]
+            }
+            (None, _) => unreachable!("only scalars have no shape"),
+        };
         inputs[index] = Some(values);
     }
-    let missing: Vec<String> = kernel
-        .meta
-        .args
-        .iter()
-        .zip(&inputs)
-        .filter(|(_, v)| v.is_none())
-        .map(|(a, _)| exec::describe_tile(a))
+    // A memref not given starts as zeros (an output, usually); tiles and scalars are required.
+    for (i, slot) in inputs.iter_mut().enumerate() {
+        if let (None, ArgRef::MemRef(m)) = (&slot, order[i]) {
+            let m = &kernel.meta.memrefs[m];
+            *slot = Some(vec![0; m.rows as usize * m.cols as usize]);
+        }
+    }
+    let missing: Vec<String> = (0..order.len())
+        .filter(|&i| inputs[i].is_none())
+        .map(describe)
         .collect();
     if !missing.is_empty() {
         return Err(format!("error: no --arg for {}", missing.join(", ")));
@@ -482,6 +497,12 @@ fn run_kernel(
                 .map_err(|e| format!("error: {e}"))?;
             write_output(Some(&result_file(dir, &meta.name)?), &bytes)?;
         }
+        let stored = kernel.meta.memrefs.iter().filter(|m| m.stored);
+        for (m, values) in stored.zip(&run.memrefs) {
+            let bytes = npy::write_output(m.dtype, m.rows, m.cols, values)
+                .map_err(|e| format!("error: {e}"))?;
+            write_output(Some(&result_file(dir, &m.name)?), &bytes)?;
+        }
     }
     let text = match format {
         RunFormat::Json => match serde_json::to_string(&report::run_report(kernel, &run)) {
@@ -492,6 +513,58 @@ fn run_kernel(
     };
     write_output(None, text.as_bytes())?;
     Ok(run.fault.is_none())
+}
+
+/// The bits of a scalar argument written as a number: `index` and integer types take a decimal
+/// or `0x` integer in range; FP32 and FP64 a decimal (rounded to nearest, as Rust's parser does)
+/// or `0x` bits; other float types their `0x` bits only (no second rounding).
+fn scalar_bits(ty: ScalarType, text: &str) -> Result<u64, String> {
+    let hex = text
+        .strip_prefix("0x")
+        .map(|h| u64::from_str_radix(h, 16).map_err(|e| format!("'{text}': {e}")));
+    let (dtype, bits) = match ty {
+        ScalarType::Index => (DataType::S64, 64),
+        ScalarType::Element(t) => (t, t.bits()),
+    };
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1 << bits) - 1
+    };
+    if let Some(h) = hex {
+        let h = h?;
+        return if h & !mask == 0 {
+            Ok(h)
+        } else {
+            Err(format!("'{text}' has more than {bits} bits"))
+        };
+    }
+    let bad = |what: &str| format!("'{text}' is not {what}");
+    match dtype.class() {
+        ptoc_isa::TypeClass::Float => match dtype {
+            DataType::FP32 => text
+                .parse::<f32>()
+                .map(|v| v.to_bits() as u64)
+                .map_err(|_| bad("an f32")),
+            DataType::FP64 => text
+                .parse::<f64>()
+                .map(f64::to_bits)
+                .map_err(|_| bad("an f64")),
+            _ => Err(format!("give a {dtype} scalar as its bits, e.g. 0x3c00")),
+        },
+        ptoc_isa::TypeClass::Signed => {
+            let v: i64 = text.parse().map_err(|_| bad("an integer"))?;
+            let fits = bits == 64 || (-(1i64 << (bits - 1))..(1i64 << (bits - 1))).contains(&v);
+            fits.then_some(v as u64 & mask)
+                .ok_or_else(|| bad(&format!("a {dtype} (it needs more than {bits} bits)")))
+        }
+        ptoc_isa::TypeClass::Unsigned | ptoc_isa::TypeClass::Other => {
+            let v: u64 = text.parse().map_err(|_| bad("an unsigned integer"))?;
+            (v & !mask == 0)
+                .then_some(v)
+                .ok_or_else(|| bad(&format!("a {dtype} (it needs more than {bits} bits)")))
+        }
+    }
 }
 
 /// `DIR/NAME.npy` for a result: only an identifier may name a file, so no result name can

@@ -12,13 +12,29 @@ pub struct RunReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fault: Option<FaultReport>,
     pub results: Vec<ResultReport>,
+    /// Each GM argument the kernel stores to (absent for kernels without one).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub memrefs: Vec<MemRefReport>,
 }
 
 #[derive(Debug, serde::Serialize)]
 pub struct FaultReport {
     pub class: &'static str,
     pub bundle: usize,
+    /// The GM element address of a GM fault.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
     pub message: String,
+}
+
+/// One stored memref: its elements row-major, as hex bit patterns.
+#[derive(Debug, serde::Serialize)]
+pub struct MemRefReport {
+    pub name: String,
+    pub dtype: &'static str,
+    pub rows: u32,
+    pub cols: u32,
+    pub elements: Vec<String>,
 }
 
 /// One result tile: the whole physical tile row-major, `null` where undefined.
@@ -44,8 +60,23 @@ pub fn run_report(kernel: &Kernel, run: &Run) -> RunReport {
         fault: run.fault.as_ref().map(|f| FaultReport {
             class: f.class.name(),
             bundle: f.bundle,
+            address: f.address.map(|a| format!("{a:#x}")),
             message: f.message.clone(),
         }),
+        memrefs: kernel
+            .meta
+            .memrefs
+            .iter()
+            .filter(|m| m.stored)
+            .zip(&run.memrefs)
+            .map(|(m, values)| MemRefReport {
+                name: m.name.clone(),
+                dtype: m.dtype.name(),
+                rows: m.rows,
+                cols: m.cols,
+                elements: values.iter().map(|&v| hex(m.dtype, v)).collect(),
+            })
+            .collect(),
         results: kernel
             .meta
             .results
@@ -102,6 +133,17 @@ pub fn run_text(kernel: &Kernel, run: &Run) -> String {
             let row: Vec<String> = (0..tile.valid_cols as usize)
                 .map(|c| format_element(tile.dtype, tile.bits(tile.index(r, c))))
                 .collect();
+            out.push_str(&format!("  [{}]\n", row.join(", ")));
+        }
+    }
+    let stored = kernel.meta.memrefs.iter().filter(|m| m.stored);
+    for (m, values) in stored.zip(&run.memrefs) {
+        out.push_str(&format!(
+            "{} = memref {} {}x{}\n",
+            m.name, m.dtype, m.rows, m.cols
+        ));
+        for row in values.chunks(m.cols.max(1) as usize) {
+            let row: Vec<String> = row.iter().map(|&v| format_element(m.dtype, v)).collect();
             out.push_str(&format!("  [{}]\n", row.join(", ")));
         }
     }
