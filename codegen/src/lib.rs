@@ -23,7 +23,7 @@ pub use metadata::{
 };
 pub use syntax::quote_name;
 
-use ptoc_isa::encoding::BSTART_TEPL_MATCH;
+use ptoc_isa::encoding::{BSTART_TEPL_MATCH, BSTART_TLSU_MATCH};
 use ptoc_isa::Instruction;
 
 /// Where a bundle came from in the source, for the comment line above it
@@ -66,11 +66,10 @@ impl Kernel {
 /// True for a word that opens a block: any BSTART.TEPL (decodable or not), or a decodable
 /// BSTART.STD or TLSU start.
 fn opens_bundle(word: u32) -> bool {
-    word & 0x000F_FFFF == BSTART_TEPL_MATCH
-        || matches!(
-            Instruction::decode(word),
-            Ok(Instruction::BStartStd(_) | Instruction::BStartTlsu(_))
-        )
+    // BSTART.STD: major opcode 1, block class 0, a BrType that names a transfer (docs/isa.md
+    // §12.1); matched on its fixed bits rather than decoded, since every word is asked.
+    let std = word & 0xFFF == 0x001 && matches!((word >> 12) & 7, 1 | 2 | 3 | 5 | 7);
+    word & 0x000F_FFFF == BSTART_TEPL_MATCH || word & 0x000F_FFFF == BSTART_TLSU_MATCH || std
 }
 
 /// Group a word stream into bundles: a bundle starts at each BSTART and ends after each BSTOP.

@@ -166,7 +166,9 @@ impl RegisterFile {
         }
         self.footprints[placement.reg.index() as usize] = Some(bytes);
         self.allocated_bytes += bytes;
-        self.queues[hand as usize].insert(0, placement.reg);
+        if self.naming == NamingModel::Queue {
+            self.queues[hand as usize].insert(0, placement.reg);
+        }
         Ok(placement)
     }
 
