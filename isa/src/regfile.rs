@@ -95,11 +95,13 @@ impl RegisterFile {
         }
     }
 
+    #[inline]
     pub fn naming(&self) -> NamingModel {
         self.naming
     }
 
     /// The physical register a B.IOT source code names, if it names a live tile.
+    #[inline]
     pub fn resolve(&self, code: TileReg) -> Option<TileReg> {
         match self.naming {
             NamingModel::AbsoluteNoFree => self.is_allocated(code).then_some(code),
@@ -161,6 +163,13 @@ impl RegisterFile {
     /// Place the next destination of `hand`: retire what its push retires, allocate its slot.
     pub fn place(&mut self, hand: Hand, bytes: u64) -> Result<Placement, PlaceError> {
         let placement = self.preview(hand, bytes)?;
+        self.apply(hand, placement, bytes);
+        Ok(placement)
+    }
+
+    /// Carry out a placement [`preview`](Self::preview) returned for `hand` and `bytes`, with
+    /// nothing placed or freed in between (the interpreter checks a bundle, then publishes it).
+    pub fn apply(&mut self, hand: Hand, placement: Placement, bytes: u64) {
         if let Some(old) = placement.retired {
             self.free(old);
         }
@@ -169,7 +178,6 @@ impl RegisterFile {
         if self.naming == NamingModel::Queue {
             self.queues[hand as usize].insert(0, placement.reg);
         }
-        Ok(placement)
     }
 
     /// The capacity a tile of `size` allocated under `mask` takes: one copy per enabled PE.
@@ -177,6 +185,7 @@ impl RegisterFile {
         mask.pe_count() as u64 * size.bytes() as u64
     }
 
+    #[inline]
     pub fn is_allocated(&self, reg: TileReg) -> bool {
         self.footprints[reg.index() as usize].is_some()
     }

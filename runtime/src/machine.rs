@@ -24,6 +24,7 @@ use ptoc_isa::encoding::{Datr, StdStart, Transfer};
 use ptoc_isa::geometry::LOCAL_REGISTERS;
 use ptoc_isa::ops::{by_selector, OperandRole};
 use ptoc_isa::profile::{NamingModel, PROFILE};
+use ptoc_isa::regfile::Placement;
 use ptoc_isa::scalar::{ScalarInst, ScalarOp};
 use ptoc_isa::{
     Axis, CmpMode, DataType, ElementOp, FaultClass, Geometry, Hand, Instruction, NumericControl,
@@ -104,6 +105,8 @@ pub(crate) type Dims = Geometry<u32>;
 pub(crate) struct Destination {
     /// The hand the destination is pushed onto (renamed within) at publication.
     pub hand: Hand,
+    /// Where the push puts it, as previewed before any effect.
+    pub placement: Placement,
     /// The capacity the tile takes under its bundle's PE mask.
     pub footprint: u64,
     pub tile: Tile,
@@ -214,7 +217,12 @@ impl Machine {
 
     /// The tile a source code names, if any (docs/isa.md §9 decisions 1–2).
     pub fn tile(&self, reg: TileReg) -> Option<&Tile> {
-        let slot = self.file.resolve(reg)?;
+        // Under absolute naming the code is the register, and a register holds a tile exactly
+        // when it is allocated: no lookup in the register file.
+        let slot = match self.file.naming() {
+            NamingModel::AbsoluteNoFree => reg,
+            NamingModel::Queue => self.file.resolve(reg)?,
+        };
         self.regs[slot.index() as usize].as_ref()
     }
 
@@ -646,7 +654,8 @@ impl Machine {
             ));
         };
         let footprint = RegisterFile::footprint(size, mask);
-        self.file
+        let placement = self
+            .file
             .preview(hand, footprint)
             .or_else(|e| allocation(e.to_string()))?;
         let capacity_elems = size.bytes() as u64 * 8 / dst_type.bits() as u64;
@@ -662,6 +671,7 @@ impl Machine {
             .or_else(|e| allocation(e.0))?;
         Ok(Destination {
             hand,
+            placement,
             footprint,
             tile,
             pad,
@@ -669,17 +679,21 @@ impl Machine {
     }
 
     /// Publish a destination: push it onto its hand (retiring what the push retires) and store
-    /// its tile; the checks of [`Machine::new_destination`] ran before any effect.
-    pub(crate) fn publish(&mut self, hand: Hand, footprint: u64, tile: Tile) -> Checked<()> {
-        let placement = self
-            .file
-            .place(hand, footprint)
-            .or_else(|e| allocation(e.to_string()))?;
+    /// its tile; the checks of [`Machine::new_destination`] ran before any effect, and nothing was
+    /// placed since.
+    pub(crate) fn publish(&mut self, dst: Destination) {
+        let Destination {
+            hand,
+            placement,
+            footprint,
+            tile,
+            ..
+        } = dst;
+        self.file.apply(hand, placement, footprint);
         if let Some(old) = placement.retired {
             self.regs[old.index() as usize] = None;
         }
         self.regs[placement.reg.index() as usize] = Some(tile);
-        Ok(())
     }
 
     /// `ResolveBundlePredicateDestination`: a predicate with the physical and valid shape of
@@ -696,11 +710,13 @@ impl Machine {
             Tile::allocated_predicate(size, (src.rows, src.cols), (src.valid_rows, src.valid_cols))
                 .or_else(|e| allocation(e.0))?;
         let footprint = RegisterFile::footprint(size, mask);
-        self.file
+        let placement = self
+            .file
             .preview(hand, footprint)
             .or_else(|e| allocation(e.to_string()))?;
         Ok(Destination {
             hand,
+            placement,
             footprint,
             tile,
             pad,
@@ -792,12 +808,7 @@ impl Machine {
         sources: &[TileReg],
         dst: Destination,
     ) -> Checked<()> {
-        let Destination {
-            hand,
-            footprint,
-            mut tile,
-            pad,
-        } = dst;
+        let Destination { mut tile, pad, .. } = dst;
         // One to three sources (step 4), viewed on the stack: unused slots repeat the first and
         // are cut off.
         let view = |reg: TileReg| self.source(reg).map(Tile::view);
@@ -822,7 +833,7 @@ impl Machine {
         };
         let flags = kernels::execute(job).or_else(|e| legality(e.to_string()))?;
         publish_padding(&mut tile, pad);
-        self.publish(hand, footprint, tile)?;
+        self.publish(Destination { tile, ..dst });
         self.flags |= flags;
         Ok(())
     }

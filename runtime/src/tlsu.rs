@@ -140,15 +140,22 @@ impl Machine {
                 let bits = self.gm.read(&rect).map_err(gm_fault)?;
                 let Destination {
                     hand,
+                    placement,
                     footprint,
                     tile,
-                    ..
+                    pad,
                 } = dst;
                 let tile = tile
                     .with_valid_values(&bits)
                     .map_err(|e| CommitFault::from((FaultClass::TileLegality, e.0)))?;
-                self.publish(hand, footprint, tile)
-                    .map_err(CommitFault::from)
+                self.publish(Destination {
+                    hand,
+                    placement,
+                    footprint,
+                    tile,
+                    pad,
+                });
+                Ok(())
             }
             TlsuOp::Store => {
                 let reg = operands.source.expect("checked above");
@@ -209,8 +216,8 @@ impl Machine {
                 // The whole payload and its definedness, padding included.
                 let mut copy = src;
                 copy.size_code = dst.tile.size_code;
-                self.publish(dst.hand, dst.footprint, copy)
-                    .map_err(CommitFault::from)
+                self.publish(Destination { tile: copy, ..dst });
+                Ok(())
             }
         }
     }
