@@ -211,18 +211,24 @@ fn memref_values(m: &MemRefMeta, bytes: &[u8]) -> Vec<u64> {
         .collect()
 }
 
+/// The kernel's arguments in position order, when `given` inputs are one per argument.
+fn arguments(kernel: &Kernel, given: usize) -> Result<Vec<ArgRef>, ExecError> {
+    let order = kernel.meta.argument_order();
+    if given != order.len() {
+        return Err(ExecError::ArgumentCount {
+            kernel: kernel.name.clone(),
+            expected: order.len(),
+            given,
+        });
+    }
+    Ok(order)
+}
+
 /// Load `inputs` (one carrier vector per argument position: a tile's valid region, a memref's
 /// `rows × cols` elements, a scalar's one value) and run the kernel. A fault is part of the
 /// [`Run`]; errors are inputs the kernel cannot take.
 pub fn execute(kernel: &Kernel, inputs: &[Vec<u64>]) -> Result<Run, ExecError> {
-    let order = kernel.meta.argument_order();
-    if inputs.len() != order.len() {
-        return Err(ExecError::ArgumentCount {
-            kernel: kernel.name.clone(),
-            expected: order.len(),
-            given: inputs.len(),
-        });
-    }
+    let order = arguments(kernel, inputs.len())?;
     let mut machine = Machine::with_naming(kernel.meta.profile);
     let mut bases = vec![0u64; kernel.meta.memrefs.len()];
     let mut tiles = Vec::new();
@@ -344,14 +350,7 @@ impl Outputs {
 /// argument takes a predicate tensor (`bool`) or `u8` 0s and 1s, and a predicate result comes
 /// back as a predicate tensor (read it as `bool` or `u8`).
 pub fn run(kernel: &Kernel, inputs: &[Tensor]) -> Result<Outputs, ExecError> {
-    let order = kernel.meta.argument_order();
-    if inputs.len() != order.len() {
-        return Err(ExecError::ArgumentCount {
-            kernel: kernel.name.clone(),
-            expected: order.len(),
-            given: inputs.len(),
-        });
-    }
+    let order = arguments(kernel, inputs.len())?;
     let carriers = order
         .iter()
         .zip(inputs)

@@ -143,17 +143,19 @@ fn plain(op: PlainOp, l: u64, r: u64) -> u64 {
     }
 }
 
+/// An immediate form is its register form with the (already extended) immediate as the right
+/// operand.
 fn immediate(op: ImmOp, l: u64, imm: i64) -> u64 {
     let x = imm as u64;
     match op {
-        ImmOp::AddI => l.wrapping_add(x),
-        ImmOp::SubI => l.wrapping_sub(x),
-        ImmOp::AndI => l & x,
-        ImmOp::OrI => l | x,
-        ImmOp::XorI => l ^ x,
-        ImmOp::SllI => l << (x & 63),
-        ImmOp::SrlI => l >> (x & 63),
-        ImmOp::SraI => ((l as i64) >> (x & 63)) as u64,
+        ImmOp::AddI => alu(AluOp::Add, l, x),
+        ImmOp::SubI => alu(AluOp::Sub, l, x),
+        ImmOp::AndI => alu(AluOp::And, l, x),
+        ImmOp::OrI => alu(AluOp::Or, l, x),
+        ImmOp::XorI => alu(AluOp::Xor, l, x),
+        ImmOp::SllI => plain(PlainOp::Sll, l, x),
+        ImmOp::SrlI => plain(PlainOp::Srl, l, x),
+        ImmOp::SraI => plain(PlainOp::Sra, l, x),
     }
 }
 
