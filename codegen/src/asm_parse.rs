@@ -1159,7 +1159,10 @@ fn parse_scalar_arg(c: &mut Cursor) -> PResult<ScalarMeta> {
     c.comma()?;
     let gpr = c.named("writable GPR (a0, s1, …)", metadata::parse_gpr)?;
     c.comma()?;
-    let ty = c.named("scalar type (index or a DataType)", ScalarType::from_name)?;
+    let ty = c.named(
+        "scalar type (index or a DataType)",
+        ScalarType::from_spec_name,
+    )?;
     let position = position(c)?;
     c.end()?;
     Ok(ScalarMeta {

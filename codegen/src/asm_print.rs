@@ -181,7 +181,7 @@ fn print_header(out: &mut String, k: &Kernel) {
             ".scalar {}, {}, {}, pos={}",
             quote_name(&v.name),
             metadata::gpr_name(v.gpr),
-            v.ty.name(),
+            v.ty.spec_name(),
             v.position
         );
     }

@@ -137,32 +137,9 @@ pub struct MemRefMeta {
     pub stored: bool,
 }
 
-/// How a scalar argument is held in its GPR.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ScalarType {
-    /// MLIR `index`: a 64-bit integer.
-    Index,
-    /// An element of this DataType: its bit pattern in the GPR's low bits (docs/isa.md §14).
-    Element(DataType),
-}
-
-impl ScalarType {
-    pub fn name(self) -> &'static str {
-        match self {
-            ScalarType::Index => "index",
-            ScalarType::Element(t) => t.name(),
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<ScalarType> {
-        match name {
-            "index" => Some(ScalarType::Index),
-            _ => DataType::from_name(name)
-                .filter(|t| ptoc_isa::dtype::ARITHMETIC.contains(t))
-                .map(ScalarType::Element),
-        }
-    }
-}
+/// How a scalar argument is held in its GPR: the IR's scalar type, spelled in metadata and
+/// assembly by [`ScalarType::spec_name`].
+pub use ptoc_ir::ScalarType;
 
 /// A scalar argument: the loader puts its value in `gpr`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -332,7 +309,7 @@ pub fn encode<'a>(kernels: impl IntoIterator<Item = (&'a str, &'a KernelMeta)>) 
                     "name": s.name,
                     "position": s.position,
                     "gpr": gpr_name(s.gpr),
-                    "type": s.ty.name(),
+                    "type": s.ty.spec_name(),
                 })).collect::<Vec<_>>(),
                 "results": m.results.iter().map(tile_json).collect::<Vec<_>>(),
             })
@@ -526,7 +503,7 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<(String, KernelMeta)>, MetaError> {
                 ty: r.parsed(
                     "type",
                     "index or an arithmetic DataType name",
-                    ScalarType::from_name,
+                    ScalarType::from_spec_name,
                 )?,
             })
         })?;

@@ -208,5 +208,8 @@ impl Function {
 
 #[derive(Clone, Debug, Default)]
 pub struct Module {
+    /// Straight-line tile kernels.
     pub functions: Vec<Function>,
+    /// Kernels over global memory, with loops (design §10).
+    pub gm_kernels: Vec<crate::gm::GmKernel>,
 }

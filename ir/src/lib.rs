@@ -5,10 +5,14 @@
 
 pub mod diag;
 pub mod func;
+pub mod gm;
 pub mod tile_type;
 
 pub use diag::{Diagnostic, Location, Severity, Source, SourceMap};
 pub use func::{
     alloc_attrs, control_attrs, Attr, Function, Module, Op, OpId, Value, ValueDef, ValueId,
+};
+pub use gm::{
+    ArithOp, Block, GmDef, GmKernel, GmOp, GmOpKind, GmValue, MemRefType, ScalarType, Type,
 };
 pub use tile_type::{Dim, TileType, TileTypeError};

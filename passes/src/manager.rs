@@ -430,6 +430,7 @@ mod tests {
         let r = b.op("r", "TSUB", &[x, v], "?x?xf32");
         Module {
             functions: vec![b.ret(&[r])],
+            ..Module::default()
         }
     }
 

@@ -176,7 +176,7 @@ pub fn describe_argument(kernel: &Kernel, arg: ArgRef) -> String {
         ArgRef::MemRef(i) => describe_memref(&kernel.meta.memrefs[i]),
         ArgRef::Scalar(i) => {
             let s = &kernel.meta.scalars[i];
-            format!("'{}' ({} in {})", s.name, s.ty.name(), gpr_name(s.gpr))
+            format!("'{}' ({} in {})", s.name, s.ty.spec_name(), gpr_name(s.gpr))
         }
     }
 }

@@ -1,0 +1,405 @@
+//! GM kernels: functions over global-memory tensors (`memref`), scalars and tiles, with
+//! structured loops (design §10).
+//!
+//! A straight-line tile kernel is a [`Function`](crate::Function): one DAG of tile ops. A GM
+//! kernel adds what a DAG cannot say: values that are not tiles (memrefs, `index` and element
+//! scalars), ops that are not catalogue tile ops (`pto.tload`, `pto.tstore`, `arith`), and nested
+//! blocks (`scf.for`). Values live in one table, as in MLIR: a value defined outside a loop may be
+//! used inside it. Tile ops inside a GM kernel are catalogue rows, exactly as in a `Function`.
+
+use crate::diag::Location;
+use crate::func::{Attr, ValueId};
+use crate::tile_type::TileType;
+use ptoc_isa::{DataType, NumericControl, OpInfo};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A static, row-major GM tensor: `memref<RxCxT>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MemRefType {
+    pub rows: u32,
+    pub cols: u32,
+    pub dtype: DataType,
+}
+
+impl MemRefType {
+    /// Bytes between the starts of two consecutive rows.
+    pub fn row_stride_bytes(&self) -> u64 {
+        u64::from(self.cols) * u64::from(self.dtype.bits()).div_ceil(8)
+    }
+
+    /// Parse `memref<4x8xf32>`; the element names are MLIR's (`f32`, `i16`, `bf16`, …).
+    pub fn parse(text: &str) -> Option<MemRefType> {
+        let inner = text.strip_prefix("memref<")?.strip_suffix('>')?;
+        let mut parts = inner.split('x');
+        let rows = parts.next()?.parse().ok()?;
+        let cols = parts.next()?.parse().ok()?;
+        let dtype = DataType::from_mlir_name(parts.next()?)?;
+        (parts.next().is_none() && rows > 0 && cols > 0).then_some(MemRefType { rows, cols, dtype })
+    }
+}
+
+impl fmt::Display for MemRefType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let element = signless_name(self.dtype);
+        write!(f, "memref<{}x{}x{element}>", self.rows, self.cols)
+    }
+}
+
+/// MLIR's spelling of an element outside a tile: signed integers are signless (`i32`), as
+/// `arith` requires; everything else as in a tile type.
+fn signless_name(dtype: DataType) -> &'static str {
+    match dtype {
+        DataType::S8 => "i8",
+        DataType::S16 => "i16",
+        DataType::S32 => "i32",
+        DataType::S64 => "i64",
+        other => other.mlir_name().unwrap_or(other.name()),
+    }
+}
+
+/// A scalar SSA value's type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScalarType {
+    /// MLIR `index`: a 64-bit integer (loop counters, offsets).
+    Index,
+    /// An element of this DataType (`f32`, `i32`, …): its bit pattern in a GPR's low bits
+    /// (docs/isa.md §14).
+    Element(DataType),
+}
+
+impl ScalarType {
+    /// Bits of the value (64 for `index`).
+    pub fn bits(self) -> u32 {
+        match self {
+            ScalarType::Index => 64,
+            ScalarType::Element(t) => t.bits(),
+        }
+    }
+
+    /// The spelling in metadata and assembly: `index` or the spec's DataType name (`FP32`).
+    pub fn spec_name(self) -> &'static str {
+        match self {
+            ScalarType::Index => "index",
+            ScalarType::Element(t) => t.name(),
+        }
+    }
+
+    /// Parse [`ScalarType::spec_name`]'s spelling; elements must be arithmetic types.
+    pub fn from_spec_name(name: &str) -> Option<ScalarType> {
+        match name {
+            "index" => Some(ScalarType::Index),
+            _ => DataType::from_name(name)
+                .filter(|t| ptoc_isa::dtype::ARITHMETIC.contains(t))
+                .map(ScalarType::Element),
+        }
+    }
+
+    /// Parse MLIR's spelling: `index`, `f32`, `i32`, …
+    pub fn parse(text: &str) -> Option<ScalarType> {
+        match text {
+            "index" => Some(ScalarType::Index),
+            _ => DataType::from_mlir_name(text).map(ScalarType::Element),
+        }
+    }
+}
+
+impl fmt::Display for ScalarType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScalarType::Index => f.write_str("index"),
+            ScalarType::Element(t) => f.write_str(signless_name(*t)),
+        }
+    }
+}
+
+/// The type of a value in a GM kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Type {
+    Tile(TileType),
+    MemRef(MemRefType),
+    Scalar(ScalarType),
+}
+
+impl Type {
+    pub fn tile(&self) -> Option<&TileType> {
+        match self {
+            Type::Tile(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    pub fn memref(&self) -> Option<MemRefType> {
+        match self {
+            Type::MemRef(m) => Some(*m),
+            _ => None,
+        }
+    }
+
+    pub fn scalar(&self) -> Option<ScalarType> {
+        match self {
+            Type::Scalar(s) => Some(*s),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Type::Tile(t) => write!(f, "{t}"),
+            Type::MemRef(m) => write!(f, "{m}"),
+            Type::Scalar(s) => write!(f, "{s}"),
+        }
+    }
+}
+
+/// Where a GM kernel's value comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GmDef {
+    /// The n-th kernel argument.
+    Arg(usize),
+    /// The n-th result of an op.
+    Result(usize),
+    /// The n-th argument of a block (a loop's induction variable is #0, its carried values
+    /// follow).
+    BlockArg(usize),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct GmValue {
+    /// The SSA name in the source (`x` for `%x`), for diagnostics and `ptoc run --arg x=…`.
+    pub name: Option<String>,
+    pub ty: Type,
+    pub def: GmDef,
+}
+
+/// Scalar integer arithmetic (`arith` on `index` and integer scalars), each the MLIR op of the
+/// same name: results wrap at the operands' width; the divisions are refused at a zero divisor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArithOp {
+    AddI,
+    SubI,
+    MulI,
+    DivSI,
+    DivUI,
+    RemSI,
+    RemUI,
+    MinSI,
+    MinUI,
+    MaxSI,
+    MaxUI,
+    AndI,
+    OrI,
+    XOrI,
+    ShLI,
+    ShRSI,
+    ShRUI,
+}
+
+impl ArithOp {
+    pub const ALL: [ArithOp; 17] = [
+        ArithOp::AddI,
+        ArithOp::SubI,
+        ArithOp::MulI,
+        ArithOp::DivSI,
+        ArithOp::DivUI,
+        ArithOp::RemSI,
+        ArithOp::RemUI,
+        ArithOp::MinSI,
+        ArithOp::MinUI,
+        ArithOp::MaxSI,
+        ArithOp::MaxUI,
+        ArithOp::AndI,
+        ArithOp::OrI,
+        ArithOp::XOrI,
+        ArithOp::ShLI,
+        ArithOp::ShRSI,
+        ArithOp::ShRUI,
+    ];
+
+    /// The MLIR op name (`arith.addi`).
+    pub fn mlir_name(self) -> &'static str {
+        match self {
+            ArithOp::AddI => "arith.addi",
+            ArithOp::SubI => "arith.subi",
+            ArithOp::MulI => "arith.muli",
+            ArithOp::DivSI => "arith.divsi",
+            ArithOp::DivUI => "arith.divui",
+            ArithOp::RemSI => "arith.remsi",
+            ArithOp::RemUI => "arith.remui",
+            ArithOp::MinSI => "arith.minsi",
+            ArithOp::MinUI => "arith.minui",
+            ArithOp::MaxSI => "arith.maxsi",
+            ArithOp::MaxUI => "arith.maxui",
+            ArithOp::AndI => "arith.andi",
+            ArithOp::OrI => "arith.ori",
+            ArithOp::XOrI => "arith.xori",
+            ArithOp::ShLI => "arith.shli",
+            ArithOp::ShRSI => "arith.shrsi",
+            ArithOp::ShRUI => "arith.shrui",
+        }
+    }
+
+    pub fn from_mlir_name(name: &str) -> Option<ArithOp> {
+        ArithOp::ALL.into_iter().find(|op| op.mlir_name() == name)
+    }
+}
+
+/// What a GM kernel's op does.
+#[derive(Clone, Debug)]
+pub enum GmOpKind {
+    /// A catalogue tile op. Operands: its tile sources in catalogue order, then (tile-scalar
+    /// ops) the scalar. One tile result.
+    Tile {
+        info: &'static OpInfo,
+        control: NumericControl,
+    },
+    /// `pto.tload(mem, row, col) -> tile`: the tile's valid region from `mem[row.., col..]`.
+    Load,
+    /// `pto.tstore(tile, mem, row, col)`: the tile's valid region to `mem[row.., col..]`.
+    Store,
+    /// `arith.constant`: the result's bit pattern (an `index` or integer as its two's complement
+    /// value, a float as its IEEE bits), zero-extended to 64 bits.
+    Constant(u64),
+    /// Integer arithmetic on two scalars of the result's type.
+    Arith(ArithOp),
+    /// `scf.for %iv = lb to ub step s iter_args(...)`. Operands: lb, ub, step, then the initial
+    /// carried values; results: the final carried values. The body's arguments are the
+    /// induction variable and the carried values; it ends with [`GmOpKind::Yield`].
+    For(Block),
+    /// `scf.yield`: the next iteration's carried values.
+    Yield,
+    /// `func.return`: the kernel's results (none for a GM kernel that only stores).
+    Return,
+}
+
+#[derive(Clone, Debug)]
+pub struct GmOp {
+    pub kind: GmOpKind,
+    pub operands: Vec<ValueId>,
+    pub results: Vec<ValueId>,
+    pub loc: Location,
+    /// Discardable attributes (allocation results such as `pto.dst`).
+    pub attrs: BTreeMap<String, Attr>,
+}
+
+/// A block: arguments, then ops in program order; every operand is defined before its use,
+/// in this block or one that encloses it.
+#[derive(Clone, Debug, Default)]
+pub struct Block {
+    pub args: Vec<ValueId>,
+    pub ops: Vec<GmOp>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct GmKernel {
+    pub name: String,
+    pub loc: Location,
+    pub args: Vec<ValueId>,
+    pub values: Vec<GmValue>,
+    pub body: Block,
+    /// Attributes on the kernel itself (target profile, PE mask).
+    pub attrs: BTreeMap<String, Attr>,
+}
+
+impl GmKernel {
+    pub fn new(name: impl Into<String>, loc: Location) -> GmKernel {
+        GmKernel {
+            name: name.into(),
+            loc,
+            ..GmKernel::default()
+        }
+    }
+
+    pub fn value(&self, id: ValueId) -> &GmValue {
+        &self.values[id.0 as usize]
+    }
+
+    pub fn ty(&self, id: ValueId) -> &Type {
+        &self.value(id).ty
+    }
+
+    /// A new value (an argument, result or block argument; the caller puts it in place).
+    pub fn add_value(&mut self, name: Option<String>, ty: Type, def: GmDef) -> ValueId {
+        let id = ValueId(self.values.len() as u32);
+        self.values.push(GmValue { name, ty, def });
+        id
+    }
+
+    pub fn add_arg(&mut self, name: Option<String>, ty: Type) -> ValueId {
+        let id = self.add_value(name, ty, GmDef::Arg(self.args.len()));
+        self.args.push(id);
+        id
+    }
+
+    /// The value's source name, or `%N` by its number.
+    pub fn display_name(&self, id: ValueId) -> String {
+        match &self.value(id).name {
+            Some(n) if !n.is_empty() => n.clone(),
+            _ => id.0.to_string(),
+        }
+    }
+
+    /// Every op, outer ones before the ops of their bodies, in program order.
+    pub fn walk(&self, mut visit: impl FnMut(&GmOp)) {
+        fn walk_block(block: &Block, visit: &mut impl FnMut(&GmOp)) {
+            for op in &block.ops {
+                visit(op);
+                if let GmOpKind::For(body) = &op.kind {
+                    walk_block(body, visit);
+                }
+            }
+        }
+        walk_block(&self.body, &mut visit);
+    }
+
+    /// The memref arguments the kernel stores to (its outputs).
+    pub fn stored_memrefs(&self) -> Vec<ValueId> {
+        let mut stored = Vec::new();
+        self.walk(|op| {
+            if let (GmOpKind::Store, Some(&mem)) = (&op.kind, op.operands.get(1)) {
+                if !stored.contains(&mem) {
+                    stored.push(mem);
+                }
+            }
+        });
+        stored
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memref_types_parse_and_print_mlir_spelling() {
+        let m = MemRefType::parse("memref<4096x1024xf32>").unwrap();
+        assert_eq!((m.rows, m.cols, m.dtype), (4096, 1024, DataType::FP32));
+        assert_eq!(m.row_stride_bytes(), 4096);
+        assert_eq!(m.to_string(), "memref<4096x1024xf32>");
+        for bad in [
+            "memref<4xf32>",
+            "memref<0x4xf32>",
+            "memref<4x4xq7>",
+            "tensor<4x4xf32>",
+        ] {
+            assert_eq!(MemRefType::parse(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn scalar_types_round_trip() {
+        for text in ["index", "f32", "i32", "f16", "bf16"] {
+            assert_eq!(ScalarType::parse(text).unwrap().to_string(), text);
+        }
+        assert_eq!(ScalarType::Index.bits(), 64);
+    }
+
+    #[test]
+    fn arith_names_round_trip() {
+        for op in ArithOp::ALL {
+            assert_eq!(ArithOp::from_mlir_name(op.mlir_name()), Some(op));
+        }
+    }
+}
