@@ -21,7 +21,7 @@ pub use infer_shapes::InferShapes;
 pub use manager::{known_passes, pass_by_name, IrPrinting, PassManager, PipelineError, When};
 pub use verify::Verify;
 
-use ptoc_ir::{Diagnostic, Function};
+use ptoc_ir::{Diagnostic, Function, GmKernel};
 use ptoc_isa::profile::NamingModel;
 use ptoc_isa::PeMask;
 
@@ -85,6 +85,17 @@ pub trait Pass: Send {
     fn description(&self) -> &'static str;
     /// Run on one function; errors are reported at their source locations.
     fn run(&self, func: &mut Function, ctx: &mut PassContext) -> Result<(), Vec<Diagnostic>>;
+    /// Run on one GM kernel (design §10). A pass that has not been taught GM kernels refuses
+    /// them at the kernel's location rather than passing them through unchecked.
+    fn run_gm(&self, kernel: &mut GmKernel, _ctx: &mut PassContext) -> Result<(), Vec<Diagnostic>> {
+        Err(vec![Diagnostic::error(
+            kernel.loc.clone(),
+            format!(
+                "pass `{}` does not run on kernels over global memory yet",
+                self.name()
+            ),
+        )])
+    }
     /// The statistics the pass records, as `(name, description)` for `--pass-statistics`.
     fn statistics(&self) -> &'static [(&'static str, &'static str)] {
         &[]

@@ -156,7 +156,7 @@ impl PassManager {
         format!("builtin.module(func.func({}))", self.pass_names().join(","))
     }
 
-    /// Run every pass over every function of `module`, calling `observer` before and after each
+    /// Run every pass over every function and GM kernel of `module`, calling `observer` before and after each
     /// pass (after only when it succeeded). Stops at the first pass that reports errors.
     pub fn run(
         &self,
@@ -169,6 +169,11 @@ impl PassManager {
             let mut errors = Vec::new();
             for func in &mut module.functions {
                 if let Err(e) = pass.run(func, ctx) {
+                    errors.extend(e);
+                }
+            }
+            for kernel in &mut module.gm_kernels {
+                if let Err(e) = pass.run_gm(kernel, ctx) {
                     errors.extend(e);
                 }
             }
