@@ -308,6 +308,13 @@ fn lower_op(
 ) -> Result<Vec<Instruction>, Diagnostic> {
     let info = op.info;
     let err = |m: String| Diagnostic::error(op.loc.clone(), m);
+    // A straight-line function has no scalar values to put in B.IOR (docs/isa.md §14).
+    if info.takes_scalar() {
+        return Err(err(format!(
+            "{} needs a scalar; use it inside a GM kernel",
+            info.mlir_name()
+        )));
+    }
     if op.operands.len() != info.sources.len() {
         return Err(err(format!(
             "{} takes {} operand(s), found {}",

@@ -222,7 +222,8 @@ impl Iot {
     }
 }
 
-/// B.IOR: scalar GPR bindings (illegal in every op ptoc compiles; decoded to fault precisely).
+/// B.IOR: scalar GPR bindings: TLOAD/TSTORE base and row stride, the tile-scalar ops' scalar
+/// (docs/isa.md §13.2, §14); every other op takes none.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ior {
     pub dst: u8,
@@ -667,6 +668,64 @@ mod tests {
                 dst: Some((Hand::U, SizeCode::new(1).unwrap())),
             }),
             0x0028_D293,
+        );
+    }
+
+    /// The tile-scalar ops (docs/isa.md §14): BSTART words `(DataType << 27) | (1 << 25) |
+    /// (Fn << 20) | 0x19181`, the spec's TADDS U64 and TEXPANDS U8 words, and the header words
+    /// the decoded tests bind (`tile-exec-tadds-bundle-001.asl`, `tile-exec-texpands-bundle-001.asl`).
+    #[test]
+    fn tile_scalar_words() {
+        use DataType::*;
+        for (mn, words) in [
+            ("TADDS", [0x0A01_9181, 0x2201_9181, 0x2A01_9181]),
+            ("TSUBS", [0x0A11_9181, 0x2211_9181, 0x2A11_9181]),
+            ("TMULS", [0x0A21_9181, 0x2221_9181, 0x2A21_9181]),
+            ("TDIVS", [0x0A31_9181, 0x2231_9181, 0x2A31_9181]),
+            ("TMAXS", [0x0AB1_9181, 0x22B1_9181, 0x2AB1_9181]),
+            ("TMINS", [0x0AC1_9181, 0x22C1_9181, 0x2AC1_9181]),
+            ("TEXPANDS", [0x0BB1_9181, 0x23B1_9181, 0x2BB1_9181]),
+        ] {
+            for (t, word) in [FP32, FP16, BF16].into_iter().zip(words) {
+                check(bstart(mn, t), word);
+            }
+        }
+        check(bstart("TADDS", U64), 0xC201_9181);
+        check(bstart("TEXPANDS", U8), 0xDBB1_9181);
+        check(
+            Instruction::BDim(Dim {
+                lb: 0,
+                reg: 0,
+                imm: 2,
+            }),
+            0x0020_0043,
+        );
+        let dst = Some((Hand::T, SizeCode::new(1).unwrap()));
+        check(
+            Instruction::BIot(Iot {
+                sources: IotSources::One(TileReg::of(Hand::T, 2).unwrap()),
+                last: true,
+                mask: PeMask::ALL_PES,
+                dst,
+            }),
+            0x0018_DE13,
+        );
+        check(
+            Instruction::BIot(Iot {
+                sources: IotSources::None,
+                last: true,
+                mask: PeMask::ALL_PES,
+                dst,
+            }),
+            0x0008_EE13,
+        );
+        // B.IOR a0, zero, zero, ->zero: a0 is GPR 2 in RegSrc0 (bits 19:15).
+        check(
+            Instruction::BIor(Ior {
+                dst: 0,
+                src: [2, 0, 0],
+            }),
+            0x0001_0013,
         );
     }
 

@@ -209,6 +209,29 @@ pub enum OpKind {
     /// the source's SizeCode (docs/isa.md §13.5, §13.7). The queue-naming allocator emits it to
     /// re-push a tile that would otherwise retire while still needed.
     Move,
+    /// `tile op scalar` per valid element (TADDS …): the binary op's element rule with the B.IOR
+    /// scalar as right operand, one same-shape tile source (docs/isa.md §14).
+    TileScalar(ElementOp),
+    /// TEXPANDS: the B.IOR scalar's low element-width bits in every valid element; no tile
+    /// source, the shape from B.DIM (docs/isa.md §14).
+    FillScalar,
+}
+
+impl OpKind {
+    /// Whether the op reads a scalar through B.IOR RegSrc0 (docs/isa.md §14).
+    pub fn takes_scalar(self) -> bool {
+        match self {
+            OpKind::TileScalar(_) | OpKind::FillScalar => true,
+            OpKind::Reduce(..)
+            | OpKind::Expand(..)
+            | OpKind::Binary(_)
+            | OpKind::Unary(_)
+            | OpKind::Compare
+            | OpKind::Select
+            | OpKind::Convert
+            | OpKind::Move => false,
+        }
+    }
 }
 
 /// The role of one B.IOT source, in contract order.
@@ -277,7 +300,8 @@ pub enum ResultKind {
     Reduced,
     /// ARG reductions: geometry of `Reduced`, type U32 (or S32).
     Index,
-    /// Expand copies: the full shape comes from the result type (B.DIM), type of the broadcast.
+    /// Expand copies and TEXPANDS: the full shape comes from the result type (B.DIM), type of
+    /// the broadcast (TEXPANDS: the bundle's DataType).
     Broadcast,
     /// EXPDIF: full-shape geometry, type FP32 or the source's (the five legal pairs).
     ExpDif,
@@ -337,8 +361,12 @@ impl OpInfo {
     pub fn accepts(&self, t: DataType) -> bool {
         self.legal_types.contains(&t)
     }
+    /// Whether the op reads a scalar through B.IOR RegSrc0 (the tile-scalar ops, docs/isa.md §14).
+    pub fn takes_scalar(&self) -> bool {
+        self.kind.takes_scalar()
+    }
     /// The position of the first source that carries the bundle's DataType (TSEL's true source;
-    /// the first source of every other op).
+    /// the first source of every other op; 0 for TEXPANDS, which has none).
     pub fn typed_source(&self) -> usize {
         self.sources
             .iter()
@@ -371,13 +399,15 @@ const BCAST: &[OperandRole] = &[Bcast];
 const SRC_BCAST: &[OperandRole] = &[Src, Bcast];
 const LEFT_RIGHT: &[OperandRole] = &[SrcLeft, SrcRight];
 const SELECT: &[OperandRole] = &[Pred, SrcTrue, SrcFalse];
+/// TEXPANDS: no tile source (its value comes through B.IOR).
+const NO_SOURCE: &[OperandRole] = &[];
 
 macro_rules! catalogue {
     ($( $mn:literal: $carrier:expr, idx $idx:literal, $engine:expr, $kind:expr,
         $srcs:expr $(=> $bind:expr)?, $types:expr, $result:ident; )*) => {
         /// Every op ptoc knows: the 28 reduce-and-expand ops (docs/isa.md §1.2, all Mode 2, SFU),
-        /// the elementwise ops they fuse with (docs/isa.md §1.6), TCMP and TSEL (§1.9) and TCVT
-        /// (§1.10).
+        /// the elementwise ops they fuse with (docs/isa.md §1.6), TCMP and TSEL (§1.9), TCVT
+        /// (§1.10), TMOV (§13) and the tile-scalar ops (§14; executable types, §9 decision 3).
         pub static CATALOGUE: &[OpInfo] = &[ $( OpInfo {
             mnemonic: $mn, carrier: $carrier, catalog_index: $idx, engine: $engine,
             kind: $kind, sources: $srcs, bindings: catalogue!(@bind $srcs $(, $bind)?),
@@ -435,6 +465,13 @@ catalogue! {
     "TSEL": tepl(0, 26), idx 22, VecEngine, OpKind::Select, SELECT => &[2, 1], ARITHMETIC, SameAsSource;
     "TCVT": tepl(0, 27), idx 23, VecEngine, OpKind::Convert, SRC, ARITHMETIC, Converted;
     "TMOV": Carrier::Tlsu(TlsuOp::Mov), idx 89, Engine::Tlsu, OpKind::Move, SRC, ARITHMETIC, SameAsSource;
+    "TADDS": tepl(1, 0), idx 25, VecEngine, OpKind::TileScalar(E::Add), SRC, ARITHMETIC, SameAsSource;
+    "TSUBS": tepl(1, 1), idx 26, VecEngine, OpKind::TileScalar(E::Sub), SRC, ARITHMETIC, SameAsSource;
+    "TMULS": tepl(1, 2), idx 27, VecEngine, OpKind::TileScalar(E::Mul), SRC, ARITHMETIC, SameAsSource;
+    "TDIVS": tepl(1, 3), idx 28, Sfu, OpKind::TileScalar(E::Div), SRC, ARITHMETIC, SameAsSource;
+    "TMAXS": tepl(1, 11), idx 35, VecEngine, OpKind::TileScalar(E::Max), SRC, ARITHMETIC, SameAsSource;
+    "TMINS": tepl(1, 12), idx 36, VecEngine, OpKind::TileScalar(E::Min), SRC, ARITHMETIC, SameAsSource;
+    "TEXPANDS": tepl(1, 27), idx 39, VecEngine, OpKind::FillScalar, NO_SOURCE, ARITHMETIC, Broadcast;
 }
 
 /// The catalogue row with this (case-insensitive) mnemonic.
@@ -511,7 +548,8 @@ mod tests {
             .filter(|o| matches!(o.carrier, Carrier::Tepl { mode: 2, .. }))
             .count();
         assert_eq!(reduce_expand, 28);
-        assert_eq!(CATALOGUE.len(), 46);
+        assert_eq!(CATALOGUE.len(), 53);
+        assert_eq!(CATALOGUE.iter().filter(|o| o.takes_scalar()).count(), 7);
         let mut selectors = HashSet::new();
         let mut names = HashSet::new();
         for op in CATALOGUE {
@@ -522,7 +560,7 @@ mod tests {
             }
             assert_eq!(by_kind(op.kind).unwrap().mnemonic, op.mnemonic);
             assert_eq!(op.bindings.iter().sum::<usize>(), op.sources.len());
-            assert!(op.sources[op.typed_source()].carries_type());
+            assert!(op.sources.is_empty() || op.sources[op.typed_source()].carries_type());
         }
     }
 
@@ -546,6 +584,14 @@ mod tests {
             ("TCMP", 0x00D, 12),
             ("TSEL", 0x01A, 22),
             ("TCVT", 0x01B, 23),
+            // docs/isa.md §14 (the `selector` of each header under asl/tile/tile-scalar-and-immediate/).
+            ("TADDS", 0x020, 25),
+            ("TSUBS", 0x021, 26),
+            ("TMULS", 0x022, 27),
+            ("TDIVS", 0x023, 28),
+            ("TMAXS", 0x02B, 35),
+            ("TMINS", 0x02C, 36),
+            ("TEXPANDS", 0x03B, 39),
         ];
         for (mn, sel, idx) in expect {
             let op = by_mnemonic(mn).unwrap();
@@ -561,6 +607,13 @@ mod tests {
             Storage::Predicate
         );
         assert_eq!(by_mnemonic("TCVT").unwrap().engine, Engine::Vec);
+        assert_eq!(by_mnemonic("TDIVS").unwrap().engine, Engine::Sfu);
+        let texpands = by_mnemonic("TEXPANDS").unwrap();
+        assert_eq!(
+            (texpands.sources.len(), texpands.bindings),
+            (0, &[0usize][..])
+        );
+        assert!(texpands.takes_scalar() && !by_mnemonic("TADD").unwrap().takes_scalar());
         assert_eq!(
             by_mlir_name("pto.tcolexpandmin").unwrap().mnemonic,
             "TCOLEXPANDMIN"

@@ -150,8 +150,48 @@ impl OpKind {
             | OpKind::Expand(..)
             | OpKind::Binary(_)
             | OpKind::Unary(_)
-            | OpKind::Select => DatrFields::default(),
+            | OpKind::Select
+            | OpKind::TileScalar(_)
+            | OpKind::FillScalar => DatrFields::default(),
         }
+    }
+
+    /// What a tile-scalar op reads of the B.IOR GPR's `raw` value on `dtype`: its low
+    /// element-width bits, zero-extended, taken as an element of the type with no conversion
+    /// (`TileRawElementValue`, docs/isa.md §14).
+    pub fn scalar_element(dtype: DataType, raw: u64) -> u64 {
+        raw & dtype.carrier_mask()
+    }
+
+    /// Why the closed tile-scalar schema refuses the scalar `raw` on `dtype`
+    /// (`SelectedBundleClosedTileScalarBinarySchemaLegal`, docs/isa.md §14): an invalid
+    /// encoding (TF32/HF32 low bits set) or an integer zero divisor. TEXPANDS checks nothing
+    /// (§17 decision 48); ops without a scalar have none to refuse.
+    pub fn scalar_violation(self, dtype: DataType, raw: u64) -> Option<String> {
+        let op = match self {
+            OpKind::TileScalar(op) => op,
+            OpKind::FillScalar
+            | OpKind::Reduce(..)
+            | OpKind::Expand(..)
+            | OpKind::Binary(_)
+            | OpKind::Unary(_)
+            | OpKind::Compare
+            | OpKind::Select
+            | OpKind::Convert
+            | OpKind::Move => return None,
+        };
+        let bits = OpKind::scalar_element(dtype, raw);
+        let low = (1u64 << dtype.required_zero_low_bits()) - 1;
+        if bits & low != 0 {
+            return Some(format!(
+                "the scalar {bits:#x} is not a valid {dtype} encoding (its low {} bits must be zero)",
+                dtype.required_zero_low_bits()
+            ));
+        }
+        if op == ElementOp::Div && dtype.is_integer() && bits == 0 {
+            return Some(format!("integer division by zero: the {dtype} scalar is 0"));
+        }
+        None
     }
 }
 
@@ -227,5 +267,29 @@ mod tests {
             }
         );
         assert_eq!(OpKind::Select.datr_fields(), DatrFields::default());
+        assert_eq!(OpKind::FillScalar.datr_fields(), DatrFields::default());
+    }
+
+    /// `TDIVS/tile-bound-tdivs-zero-001.asl`: a U32 zero divisor is illegal, FP32 +0 and −0 are
+    /// legal; only the low element-width bits count (docs/isa.md §14).
+    #[test]
+    fn scalar_rules() {
+        use DataType::*;
+        let divs = OpKind::TileScalar(ElementOp::Div);
+        assert!(divs.scalar_violation(U32, 0).is_some());
+        assert!(divs.scalar_violation(U32, 1 << 32).is_some());
+        assert!(divs.scalar_violation(U32, 1).is_none());
+        assert!(divs.scalar_violation(FP32, 0).is_none());
+        assert!(divs.scalar_violation(FP32, 0x8000_0000).is_none());
+        assert!(OpKind::TileScalar(ElementOp::Add)
+            .scalar_violation(S8, 0)
+            .is_none());
+        // TF32 keeps bits 12:0 zero; TEXPANDS never checks (§17 decision 48).
+        let adds = OpKind::TileScalar(ElementOp::Add);
+        assert!(adds.scalar_violation(TF32, 0x3F80_0001).is_some());
+        assert!(adds.scalar_violation(TF32, 0x3F80_2000).is_none());
+        assert!(OpKind::FillScalar.scalar_violation(TF32, 1).is_none());
+        assert_eq!(OpKind::scalar_element(U8, 0x1FF), 0xFF);
+        assert_eq!(OpKind::scalar_element(U64, u64::MAX), u64::MAX);
     }
 }

@@ -162,6 +162,7 @@ fn infer_result(func: &mut Function, at: usize) -> Result<u64, Vec<Diagnostic>> 
         | OpKind::Unary(_)
         | OpKind::Convert
         | OpKind::Move
+        | OpKind::TileScalar(_)
         | OpKind::Expand(_, Some(_))
         | OpKind::Compare
         | OpKind::Select => [
@@ -181,6 +182,8 @@ fn infer_result(func: &mut Function, at: usize) -> Result<u64, Vec<Diagnostic>> 
             ]
         }
         // The copy expands: `s` is the broadcast vector; the other axis comes from the result type.
+        // TEXPANDS has no tile source (returned above): its result type gives its shape.
+        OpKind::FillScalar => return Ok(0),
         OpKind::Expand(Axis::Row, None) => [
             Rule4::Default(s.valid_rows),
             Rule4::Default(Dim::Unknown),

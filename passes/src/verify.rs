@@ -422,14 +422,16 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
             }
         }
         // TCVT: the source's physical and valid geometry in the result's type (docs/isa.md §1.10);
-        // TMOV: the source's (docs/isa.md §13.5).
-        OpKind::Unary(_) | OpKind::Convert | OpKind::Move => {
+        // TMOV: the source's (docs/isa.md §13.5); a tile-scalar op's result the source's (§14).
+        OpKind::Unary(_) | OpKind::Convert | OpKind::Move | OpKind::TileScalar(_) => {
             if let Some(v) = full_shape(&src_ty, &res_ty, res_ty.dtype, first_role) {
                 report(None, v);
             }
         }
         // Every operand and the result have the typed source's physical and valid shape
         // (`TileShapeAndTypeMatch`/`TileLogicalShapeMatch`, docs/isa.md §1.9).
+        // TEXPANDS has no tile source (returned above); its result type gives its shape.
+        OpKind::FillScalar => {}
         OpKind::Compare | OpKind::Select => {
             for (i, role, v) in roles(op).filter(|&(i, _, _)| i != first_idx) {
                 let ty = func.ty(v);

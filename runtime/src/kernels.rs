@@ -117,6 +117,7 @@ pub enum KernelError {
 }
 
 /// One op's work: sources in B.IOT order, an output buffer with its row stride, and the domain.
+/// A tile-scalar op's scalar is its last source, a 1×1 view ([`scalar_elements`]).
 ///
 /// `domain` is (valid rows, valid cols) of the full-shape operand: the destination for binary,
 /// unary and expand ops, the source for reductions. Reductions write `out[r][0]` (row) or
@@ -138,13 +139,28 @@ pub struct Job<'a, 'o> {
     pub domain: (usize, usize),
 }
 
-/// The first zero divisor an integer DIV would use, as (row, col) in the divisor tile.
+/// A tile-scalar op's scalar operand: the low element-width bits of the GPR value `raw` as one
+/// `dtype` element (`TileRawElementValue`, docs/isa.md §14), to pass as the job's last source
+/// (`View::new(&elements, 1)`).
+pub fn scalar_elements(dtype: DataType, raw: u64) -> Elements {
+    let mut e = Elements::zeroed(dtype.bits(), 1);
+    e.set(0, OpKind::scalar_element(dtype, raw));
+    e
+}
+
+/// The first zero divisor an integer DIV would use, as (row, col) in the divisor tile (the
+/// scalar of TDIVS: (0, 0)).
 pub fn first_zero_divisor(job: &Job) -> Result<Option<(usize, usize)>, KernelError> {
-    let op = match job.kind {
-        OpKind::Binary(ElementOp::Div) => None,
-        OpKind::Expand(axis, Some(ElementOp::Div)) => Some(axis),
+    let (vr, vc) = job.domain;
+    let (rows, cols) = match job.kind {
+        OpKind::Binary(ElementOp::Div) => (vr, vc),
+        OpKind::Expand(Axis::Row, Some(ElementOp::Div)) => (vr, 1),
+        OpKind::Expand(Axis::Col, Some(ElementOp::Div)) => (1, vc),
+        OpKind::TileScalar(ElementOp::Div) => (1, 1),
         OpKind::Binary(_)
         | OpKind::Expand(..)
+        | OpKind::TileScalar(_)
+        | OpKind::FillScalar
         | OpKind::Reduce(..)
         | OpKind::Unary(_)
         | OpKind::Convert
@@ -156,12 +172,6 @@ pub fn first_zero_divisor(job: &Job) -> Result<Option<(usize, usize)>, KernelErr
         return Ok(None);
     }
     let divisor = *job.sources.get(1).ok_or(KernelError::Arity(job.kind))?;
-    let (vr, vc) = job.domain;
-    let (rows, cols) = match op {
-        None => (vr, vc),
-        Some(Axis::Row) => (vr, 1),
-        Some(Axis::Col) => (1, vc),
-    };
     let search = ZeroSearch {
         divisor,
         rows,
@@ -237,7 +247,9 @@ impl LaneVisitor for LaneJob<'_, '_> {
                     _ => map_convert::<L::Carrier, u64>(job, conversion),
                 }
             }
-            OpKind::Binary(ElementOp::ExpDif) | OpKind::Expand(_, Some(ElementOp::ExpDif)) => {
+            OpKind::Binary(ElementOp::ExpDif)
+            | OpKind::Expand(_, Some(ElementOp::ExpDif))
+            | OpKind::TileScalar(ElementOp::ExpDif) => {
                 if !ptoc_isa::dtype::EXPDIF_PAIRS.contains(&(src, dst)) {
                     return Err(unsupported);
                 }
@@ -254,13 +266,14 @@ impl LaneVisitor for LaneJob<'_, '_> {
                 }
             }
             OpKind::Expand(axis, None) => copy_broadcast::<L::Carrier>(job, axis),
-            OpKind::Binary(ElementOp::Max) | OpKind::Expand(_, Some(ElementOp::Max)) => {
-                map_pick::<L, true>(job)
-            }
-            OpKind::Binary(ElementOp::Min) | OpKind::Expand(_, Some(ElementOp::Min)) => {
-                map_pick::<L, false>(job)
-            }
-            OpKind::Binary(op) | OpKind::Expand(_, Some(op)) => {
+            OpKind::FillScalar => fill_scalar::<L::Carrier>(job),
+            OpKind::Binary(ElementOp::Max)
+            | OpKind::Expand(_, Some(ElementOp::Max))
+            | OpKind::TileScalar(ElementOp::Max) => map_pick::<L, true>(job),
+            OpKind::Binary(ElementOp::Min)
+            | OpKind::Expand(_, Some(ElementOp::Min))
+            | OpKind::TileScalar(ElementOp::Min) => map_pick::<L, false>(job),
+            OpKind::Binary(op) | OpKind::Expand(_, Some(op)) | OpKind::TileScalar(op) => {
                 let f = lane_fn::<L>(op).ok_or(unsupported)?;
                 map_binary::<L::Carrier, L::Carrier>(job, on_bits(f))
             }
@@ -281,6 +294,18 @@ impl LaneVisitor for LaneJob<'_, '_> {
             OpKind::Select => select::<L::Carrier>(job),
         }
     }
+}
+
+/// TEXPANDS: the scalar (a 1×1 view, already cut to the element width) in every element of the
+/// domain; a bit copy with no status (docs/isa.md §14).
+fn fill_scalar<C: Carrier>(mut job: Job) -> Result<Flags, KernelError> {
+    expect_sources(&job, 1)?;
+    let (vr, vc) = job.domain;
+    let x = job.sources[0].rows::<C>()?.row(0, 1)?[0];
+    OutRows::of(&mut job)?.write_rows((vr, vc), std::iter::repeat(()), |()| {
+        std::iter::repeat_n((x, NoStatus), vc)
+    })?;
+    Ok(0)
 }
 
 /// TSEL: `out[r][c]` is the true source's bits where the predicate element is 1, else the false
@@ -347,8 +372,9 @@ fn pick_loop<L: Lane, const MAX: bool>(mut job: Job) -> Result<Flags, KernelErro
     let pick = if MAX { Pick::Max } else { Pick::Min };
     let operands = BinaryOperands::<L::Carrier>::of(&job)?;
     let mut out = OutRows::of(&mut job)?;
-    // An expand's second operand is a row or column, checked apart; a binary op's is a tile.
-    let nan = if matches!(operands.kind, OpKind::Expand(..)) {
+    // An expand's second operand is a row or column, a tile-scalar op's the scalar, checked
+    // apart; a binary op's is a tile.
+    let nan = if matches!(operands.kind, OpKind::Expand(..) | OpKind::TileScalar(_)) {
         let b_nan = operands
             .b
             .fold_rect(operands.b_domain(), any_nan::<L>, AnyNan::join)?;
@@ -579,6 +605,29 @@ impl<'a, S: Copy, const N: usize> BlockOperands<S, N> for ColBlocks<'a, S, N> {
     }
 }
 
+/// A tile-scalar op's: the tile's block and the scalar.
+#[derive(Clone, Copy)]
+struct ScalarBlocks<'a, S, const N: usize> {
+    a: &'a [[S; N]],
+    x: S,
+}
+
+impl<'a, S: Copy, const N: usize> BlockOperands<S, N> for ScalarBlocks<'a, S, N> {
+    type Block = (&'a [S; N], S);
+    #[inline(always)]
+    fn blocks(self) -> usize {
+        self.a.len()
+    }
+    #[inline(always)]
+    fn block(self, k: usize) -> Self::Block {
+        (&self.a[k], self.x)
+    }
+    #[inline(always)]
+    fn at((x, y): Self::Block, i: usize) -> (S, S) {
+        (x[i], y)
+    }
+}
+
 /// Write every slot of `slots` with its value (so all of them may be marked initialised);
 /// returns what the values gathered.
 #[inline(always)]
@@ -661,8 +710,9 @@ fn map_binary<S: Carrier, D: Carrier>(
     Ok(status.flags())
 }
 
-/// The operands of a binary or expand op at carrier width `S`, over a `rows × len` domain; the
-/// second one is read at `[r][c]` (binary), `[r][0]` (row expand) or `[0][c]` (column expand).
+/// The operands of a binary, expand or tile-scalar op at carrier width `S`, over a `rows × len`
+/// domain; the second one is read at `[r][c]` (binary), `[r][0]` (row expand), `[0][c]` (column
+/// expand) or `[0][0]` (the scalar).
 struct BinaryOperands<'a, S> {
     kind: OpKind,
     a: Rows<'a, S>,
@@ -706,7 +756,12 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
                 let brow = self.b.row(0, self.len)?;
                 out.write_rows(domain, a, |s| s.iter().zip(brow).map(|(&y, &x)| f(y, x)))
             }
+            OpKind::TileScalar(_) => {
+                let x = self.b.row(0, 1)?[0];
+                out.write_rows(domain, a, |s| s.iter().map(move |&y| f(y, x)))
+            }
             OpKind::Binary(_)
+            | OpKind::FillScalar
             | OpKind::Reduce(..)
             | OpKind::Unary(_)
             | OpKind::Convert
@@ -766,7 +821,12 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
                 let (row, _) = self.b.elements.get(..cols)?.as_chunks::<N>();
                 out.write_blocks(rows, ColBlocks { a, row }, f)
             }
+            OpKind::TileScalar(_) => {
+                let x = *self.b.elements.first()?;
+                out.write_blocks(rows, ScalarBlocks { a, x }, f)
+            }
             OpKind::Binary(_)
+            | OpKind::FillScalar
             | OpKind::Reduce(..)
             | OpKind::Unary(_)
             | OpKind::Convert
@@ -789,7 +849,9 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
         match self.kind {
             OpKind::Expand(Axis::Row, _) => (self.rows, 1),
             OpKind::Expand(Axis::Col, _) => (self.rows.min(1), self.len),
+            OpKind::TileScalar(_) => (self.rows.min(1), self.len.min(1)),
             OpKind::Binary(_)
+            | OpKind::FillScalar
             | OpKind::Reduce(..)
             | OpKind::Unary(_)
             | OpKind::Convert
@@ -980,6 +1042,8 @@ mod tests {
                 OpKind::Expand(Axis::Row, _) => full_b.get(r),
                 OpKind::Expand(Axis::Col, _) => full_b.get(c),
                 OpKind::Binary(_)
+                | OpKind::TileScalar(_)
+                | OpKind::FillScalar
                 | OpKind::Reduce(..)
                 | OpKind::Unary(_)
                 | OpKind::Convert

@@ -35,4 +35,4 @@ mod tlsu;
 pub use machine::{Fault, LoadError, Machine};
 pub mod reference;
 
-pub use reference::{evaluate, evaluate_with_flags, EvalError, Evaluation};
+pub use reference::{evaluate, evaluate_with_flags, evaluate_with_scalar, EvalError, Evaluation};

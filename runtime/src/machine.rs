@@ -439,9 +439,7 @@ impl Machine {
             ));
         };
         // 5. Scalar and Shared bindings.
-        if block.ior.is_some() {
-            return legality(format!("{} takes no B.IOR", op.mnemonic));
-        }
+        let scalar = self.scalar_operand(op, block)?;
         if !block.ios.is_empty() {
             return legality(format!("{} takes no B.IOS", op.mnemonic));
         }
@@ -458,7 +456,7 @@ impl Machine {
         if op.kind == OpKind::Convert {
             check_tcvt_representation(block.datr)?;
         }
-        self.check_schema(op, src_type, dims, sources)?;
+        self.check_schema(op, src_type, dims, sources, scalar)?;
         // 9. Destination resolution and allocation checks.
         let mask = block.mask().unwrap_or_default();
         let dst = self.resolve_destination(op, dst_type, dims, sources, (hand, size), mask, pad)?;
@@ -477,16 +475,44 @@ impl Machine {
         } else {
             None
         };
-        self.execute(op, src_type, control, cmode, dims, sources, dst)
+        self.execute(op, src_type, control, cmode, dims, (sources, scalar), dst)
     }
 
-    /// Closed schema checks that need the source tiles (docs/isa.md §1.3, §1.5, §1.6).
+    /// The raw GPR value a tile-scalar op computes with, read at commit: B.IOR RegSrc0, or 0
+    /// without a B.IOR (docs/isa.md §14). Its other fields must be zero
+    /// (`BundleOperationScalarBindingSchemaLegal`: Fault_BundleControl); every other TEPL op takes
+    /// no B.IOR at all (§1.3, Fault_TileLegality). `None` for an op without a scalar.
+    fn scalar_operand(&self, op: &OpInfo, block: &Block) -> Checked<Option<u64>> {
+        if !op.takes_scalar() {
+            return match block.ior {
+                Some(_) => legality(format!("{} takes no B.IOR", op.mnemonic)),
+                None => Ok(None),
+            };
+        }
+        let Some(ior) = block.ior else {
+            return Ok(Some(0));
+        };
+        if ior.dst != 0 || ior.src[1] != 0 || ior.src[2] != 0 {
+            return Err((
+                FaultClass::BundleControl,
+                format!(
+                    "{} reads only B.IOR RegSrc0; RegSrc1, RegSrc2 and RegDst must be zero",
+                    op.mnemonic
+                ),
+            ));
+        }
+        Ok(Some(self.gpr(ior.src[0] as usize)))
+    }
+
+    /// Closed schema checks that need the source tiles or the scalar (docs/isa.md §1.3, §1.5,
+    /// §1.6, §14).
     fn check_schema(
         &self,
         op: &OpInfo,
         src_type: DataType,
         dims: Dims,
         sources: &[TileReg],
+        scalar: Option<u64>,
     ) -> Checked<()> {
         let full_shape = |reg: TileReg| -> Checked<()> {
             let t = self.source(reg)?;
@@ -518,6 +544,18 @@ impl Machine {
                 self.check_divisors(op, src_type, dims, sources)?;
             }
             OpKind::Binary(_) | OpKind::Unary(_) | OpKind::Convert | OpKind::Move => {}
+            // `SelectedBundleClosedTileScalarBinarySchemaLegal`: the source as B.DIM describes
+            // it, then the scalar's encoding and an integer divisor (docs/isa.md §14).
+            OpKind::TileScalar(_) => {
+                self.check_sources(op, src_type, sources)?;
+                full_shape(sources[0])?;
+                if let Some(why) = op.kind.scalar_violation(src_type, scalar.unwrap_or(0)) {
+                    return legality(why);
+                }
+            }
+            // `SelectedBundleClosedTEXPANDSSchemaLegal`: type and layout only; the scalar is
+            // copied unchecked (§17 decision 48).
+            OpKind::FillScalar => {}
             // Their closed schemas check every source before any allocation
             // (`SelectedBundleClosedTCMPSchemaLegal`/`…TSELSchemaLegal`); B.DIM describes the
             // typed source (docs/isa.md §1.9).
@@ -579,6 +617,8 @@ impl Machine {
             // TDIV: the denominator's own valid rectangle.
             OpKind::Binary(_) => (divisor.valid_rows as usize, divisor.valid_cols as usize),
             OpKind::Expand(..)
+            | OpKind::TileScalar(_)
+            | OpKind::FillScalar
             | OpKind::Reduce(..)
             | OpKind::Unary(_)
             | OpKind::Convert
@@ -626,6 +666,8 @@ impl Machine {
             OpKind::Reduce(axis, _) => axis.vector(dims),
             OpKind::Expand(..)
             | OpKind::Binary(_)
+            | OpKind::TileScalar(_)
+            | OpKind::FillScalar
             | OpKind::Unary(_)
             | OpKind::Convert
             | OpKind::Move
@@ -805,27 +847,33 @@ impl Machine {
         control: NumericControl,
         cmode: Option<CmpMode>,
         dims: Dims,
-        sources: &[TileReg],
+        (sources, scalar): (&[TileReg], Option<u64>),
         dst: Destination,
     ) -> Checked<()> {
         let Destination { mut tile, pad, .. } = dst;
-        // One to three sources (step 4), viewed on the stack: unused slots repeat the first and
-        // are cut off.
-        let view = |reg: TileReg| self.source(reg).map(Tile::view);
-        let Some(&first) = sources.first() else {
-            return legality(format!("{} takes no source", op.mnemonic));
+        // Zero to three sources (step 4) and the scalar, last, viewed on the stack: unused slots
+        // repeat the first and are cut off.
+        let scalar = scalar.map(|raw| kernels::scalar_elements(src_type, raw));
+        let scalar = scalar.as_ref().map(|e| View::new(e, 1));
+        let mut operands = sources
+            .iter()
+            .map(|&reg| self.source(reg).map(Tile::view))
+            .chain(scalar.map(Ok));
+        let Some(first) = operands.next().transpose()? else {
+            return legality(format!("{} takes no operand", op.mnemonic));
         };
-        let first = view(first)?;
-        let mut views = [first; 3];
-        for (slot, &reg) in views.iter_mut().zip(sources).skip(1) {
-            *slot = view(reg)?;
+        let mut views = [first; 4];
+        let mut count = 1;
+        for (slot, v) in views.iter_mut().skip(1).zip(operands) {
+            *slot = v?;
+            count += 1;
         }
         let job = Job {
             kind: op.kind,
             src_type,
             dst_type: tile.dtype,
             control,
-            sources: &views[..sources.len()],
+            sources: &views[..count],
             out_cols: tile.cols as usize,
             out: &mut tile.elements,
             domain: (dims.valid_rows as usize, dims.valid_cols as usize),

@@ -11,7 +11,7 @@ use crate::numerics::Flags;
 use crate::tile::Tile;
 use ptoc_ir::{Attr, Function, Location, Op, TileType};
 use ptoc_isa::ops::CMODE_ATTR;
-use ptoc_isa::{CmpMode, Geometry, OpKind, Storage};
+use ptoc_isa::{CmpMode, Geometry, NumericControl, OpInfo, OpKind, Storage};
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum EvalError {
@@ -114,9 +114,46 @@ fn cmode_of(op: &Op) -> Result<CmpMode, String> {
     }
 }
 
-/// One op on its operand tiles, producing a tile of `result_ty`.
+/// One op of a straight-line function on its operand tiles, producing a tile of `result_ty`.
+/// Such functions have no scalar values, so the tile-scalar ops cannot run here.
 fn evaluate_op(op: &Op, operands: &[&Tile], result_ty: &TileType) -> Result<(Tile, Flags), String> {
-    let info = op.info;
+    if op.info.takes_scalar() {
+        return Err("needs a scalar; use it inside a GM kernel".into());
+    }
+    let cmode = if op.info.kind.datr_fields().cmode {
+        Some(cmode_of(op)?)
+    } else {
+        None
+    };
+    evaluate_tile_op(op.info, op.control, cmode, operands, None, result_ty)
+}
+
+/// A tile-scalar op (docs/isa.md §14) on its tile sources (none for TEXPANDS) and the raw bits
+/// of its scalar (the GPR value: only the low element-width bits count), producing a tile of
+/// `result_ty` and the status flags it raises. The GM reference evaluator calls this for
+/// `pto.tadds` … `pto.texpands`.
+pub fn evaluate_with_scalar(
+    info: &OpInfo,
+    control: NumericControl,
+    tiles: &[&Tile],
+    scalar_bits: u64,
+    result_ty: &TileType,
+) -> Result<(Tile, Flags), String> {
+    if !info.takes_scalar() {
+        return Err(format!("{} takes no scalar", info.mnemonic));
+    }
+    evaluate_tile_op(info, control, None, tiles, Some(scalar_bits), result_ty)
+}
+
+/// One catalogue op on its operand tiles and, for a tile-scalar op, its scalar's raw bits.
+fn evaluate_tile_op(
+    info: &OpInfo,
+    control: NumericControl,
+    cmode: Option<CmpMode>,
+    operands: &[&Tile],
+    scalar: Option<u64>,
+    result_ty: &TileType,
+) -> Result<(Tile, Flags), String> {
     if operands.len() != info.sources.len() {
         return Err(format!(
             "takes {} operand(s), has {}",
@@ -127,7 +164,10 @@ fn evaluate_op(op: &Op, operands: &[&Tile], result_ty: &TileType) -> Result<(Til
     let (rows, cols, vr, vc) = result_ty
         .dims()
         .ok_or("the result type has '?' dimensions")?;
-    let src_type = operands[info.typed_source()].dtype;
+    // TEXPANDS has no tile source: its type is the result's (the bundle's DataType).
+    let src_type = operands
+        .get(info.typed_source())
+        .map_or(result_ty.dtype, |t| t.dtype);
     if !info.accepts(src_type) {
         return Err(format!("does not accept {src_type}"));
     }
@@ -191,6 +231,8 @@ fn evaluate_op(op: &Op, operands: &[&Tile], result_ty: &TileType) -> Result<(Til
             (vr, vc)
         }
         OpKind::Binary(_)
+        | OpKind::TileScalar(_)
+        | OpKind::FillScalar
         | OpKind::Unary(_)
         | OpKind::Convert
         | OpKind::Move
@@ -219,6 +261,9 @@ fn evaluate_op(op: &Op, operands: &[&Tile], result_ty: &TileType) -> Result<(Til
             return Err(format!("operand {t} holds an invalid {} encoding", t.dtype));
         }
     }
+    if let Some(why) = scalar.and_then(|raw| info.kind.scalar_violation(src_type, raw)) {
+        return Err(why);
+    }
     // TMOV: the whole tile, padding and definedness included (docs/isa.md §13.7).
     if info.kind == OpKind::Move {
         return Ok((operands[0].clone(), 0));
@@ -228,17 +273,18 @@ fn evaluate_op(op: &Op, operands: &[&Tile], result_ty: &TileType) -> Result<(Til
         Storage::Predicate => Tile::predicate(rows, cols, vr, vc),
     }
     .map_err(|e| e.0)?;
-    let cmode = if info.kind.datr_fields().cmode {
-        Some(cmode_of(op)?)
-    } else {
-        None
-    };
-    let views: Vec<View> = operands.iter().map(|t| t.view()).collect();
+    // The scalar, if any, is the job's last source (`kernels::Job`).
+    let scalar = scalar.map(|raw| kernels::scalar_elements(src_type, raw));
+    let views: Vec<View> = operands
+        .iter()
+        .map(|t| t.view())
+        .chain(scalar.as_ref().map(|e| View::new(e, 1)))
+        .collect();
     let job = Job {
         kind: info.kind,
         src_type,
         dst_type: result_ty.dtype,
-        control: op.control,
+        control,
         cmode,
         sources: &views,
         out_cols: cols as usize,

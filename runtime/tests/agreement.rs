@@ -22,7 +22,7 @@ use ptoc_isa::{
     Axis, DataType, ElementOp, Instruction, NumericControl, OpInfo, OpKind, PadValue, ResultKind,
     SizeCode, Storage,
 };
-use ptoc_runtime::{evaluate_with_flags, Machine, Tile};
+use ptoc_runtime::{evaluate_with_flags, evaluate_with_scalar, Machine, Tile};
 
 /// Interesting bit patterns mixed into random ones.
 const EDGES: &[u64] = &[
@@ -102,7 +102,9 @@ fn run_case(c: &Case, seed: &[(u64, Option<usize>)]) -> Result<(), TestCaseError
     let int_div = c.src.is_integer()
         && matches!(
             c.op.kind,
-            OpKind::Binary(ElementOp::Div) | OpKind::Expand(_, Some(ElementOp::Div))
+            OpKind::Binary(ElementOp::Div)
+                | OpKind::Expand(_, Some(ElementOp::Div))
+                | OpKind::TileScalar(ElementOp::Div)
         );
     // A TCVT source needs as many rows as the smallest destination of its width has.
     let rows = match c.op.result {
@@ -160,8 +162,17 @@ fn run_case(c: &Case, seed: &[(u64, Option<usize>)]) -> Result<(), TestCaseError
         }
     };
     let Some(size) = size else { return Ok(()) };
+    // A tile-scalar op's scalar in a0 (GPR 2), with seed bits above the element width, which
+    // the op must ignore (docs/isa.md §14).
+    let (raw, edge) = seed[3 % seed.len()];
+    let mut scalar = value(c.src, raw, edge);
+    if int_div && scalar == 0 {
+        scalar = 1;
+    }
+    let scalar_raw = scalar | (raw.rotate_left(17) & !c.src.carrier_mask());
     // Interpreter.
     let mut m = Machine::new();
+    m.set_gpr(2, scalar_raw);
     for (i, t) in tiles.iter().enumerate() {
         m.load_with_mask(
             reg(i as u32),
@@ -201,6 +212,13 @@ fn run_case(c: &Case, seed: &[(u64, Option<usize>)]) -> Result<(), TestCaseError
         words.push(iot(&rest[..n], last, "1000", dst));
         rest = &rest[n..];
     }
+    if c.op.takes_scalar() {
+        let ior = ptoc_isa::encoding::Ior {
+            dst: 0,
+            src: [2, 0, 0],
+        };
+        words.push(Instruction::BIor(ior).encode());
+    }
     words.push(BSTOP);
     let run = m.run(&words);
     prop_assert!(run.is_ok(), "{} {}: {:?}", c.op.mnemonic, c.src, run);
@@ -224,8 +242,16 @@ fn run_case(c: &Case, seed: &[(u64, Option<usize>)]) -> Result<(), TestCaseError
     }
     f.ops[0].control = c.control;
     f.results.push(r);
-    let eval = evaluate_with_flags(&f, &tiles).map_err(|e| TestCaseError::fail(e.to_string()))?;
-    let want = &eval.results[0];
+    let (want, want_flags) = if c.op.takes_scalar() {
+        let operands: Vec<&Tile> = regs.iter().map(|&r| &tiles[r as usize]).collect();
+        evaluate_with_scalar(c.op, c.control, &operands, scalar_raw, &result_ty)
+            .map_err(TestCaseError::fail)?
+    } else {
+        let eval =
+            evaluate_with_flags(&f, &tiles).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        (eval.results[0].clone(), eval.flags)
+    };
+    let want = &want;
     prop_assert_eq!(
         (
             got.rows,
@@ -251,7 +277,7 @@ fn run_case(c: &Case, seed: &[(u64, Option<usize>)]) -> Result<(), TestCaseError
         c.dst
     );
     prop_assert_eq!(&got.defined, &want.defined);
-    prop_assert_eq!(m.flags(), eval.flags);
+    prop_assert_eq!(m.flags(), want_flags);
     Ok(())
 }
 

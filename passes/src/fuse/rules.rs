@@ -283,8 +283,10 @@ fn expand_once(axis: Axis, kind: OpKind) -> Option<TileRewrite> {
         // TSEL get none either: the small op's result (TCMP) or mask (TSEL) would be a
         // predicate, and no expand copies a predicate.
         // TMOV copies whole tiles, padding included; it only exists to re-push a tile under
-        // queue naming, after fusion.
+        // queue naming, after fusion. The tile-scalar ops take a scalar no pattern spells.
         OpKind::Expand(..)
+        | OpKind::TileScalar(_)
+        | OpKind::FillScalar
         | OpKind::Reduce(..)
         | OpKind::Convert
         | OpKind::Compare

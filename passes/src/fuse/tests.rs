@@ -1047,7 +1047,11 @@ mod random {
                         *o = if src(0)[i] == 1 { src(1)[i] } else { src(2)[i] };
                     }
                 }
-                OpKind::Unary(_) | OpKind::Convert | OpKind::Move => unreachable!("not generated"),
+                OpKind::Unary(_)
+                | OpKind::Convert
+                | OpKind::Move
+                | OpKind::TileScalar(_)
+                | OpKind::FillScalar => unreachable!("not generated"),
             }
             vals[op.result.0 as usize] = out;
         }
