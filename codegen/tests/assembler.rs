@@ -399,3 +399,52 @@ BSTOP
     assert!(error(".scalar n, a1, E8M0, pos=0").starts_with("1:16: unknown scalar type"));
     assert!(error(".profile fifo").starts_with("1:10: unknown target profile"));
 }
+
+/// The tile-scalar ops (docs/isa.md §14): the words of the spec's decoded TADDS (U64) and
+/// TEXPANDS (U8) tests, the scalar GPR in B.IOR RegSrc0, the canonical text printed back, and
+/// TDIVS only under its engine's alias.
+#[test]
+fn tile_scalar_bundles() {
+    let tadds = "\
+BSTART.VEC TADDS, U64
+B.DIM LB0=2
+B.IOT T#2, mask=1111, last, ->T<1>
+B.IOR a0, zero, zero, ->zero
+BSTOP
+";
+    let tadds_words = [0xC201_9181, 0x0020_0043, 0x0018_DE13, 0x0001_0013, 1];
+    assert_eq!(words(tadds), tadds_words);
+    let texpands = "BSTART.TEPL 1, 27, U8; B.DIM zero, 2, ->LB0; B.IOT mask=1111, <last>, ->T<1>; \
+                    B.IOR a0; BSTOP";
+    let texpands_words = [0xDBB1_9181, 0x0020_0043, 0x0008_EE13, 0x0001_0013, 1];
+    assert_eq!(words(texpands), texpands_words);
+    let printed: Vec<String> = tadds_words
+        .iter()
+        .chain(&texpands_words)
+        .map(|&w| ptoc_codegen::format_word(w))
+        .collect();
+    assert_eq!(
+        printed.join("\n"),
+        "BSTART.VEC TADDS, U64\nB.DIM LB0=2\nB.IOT T#2, mask=1111, last, ->T<1>\n\
+         B.IOR a0, zero, zero, ->zero\nBSTOP\nBSTART.VEC TEXPANDS, U8\nB.DIM LB0=2\n\
+         B.IOT mask=1111, last, ->T<1>\nB.IOR a0, zero, zero, ->zero\nBSTOP"
+    );
+    for (mn, word) in [
+        ("TSUBS, FP16", 0x2211_9181),
+        ("TMULS, BF16", 0x2A21_9181),
+        ("TMAXS, FP32", 0x0AB1_9181),
+        ("TMINS, FP32", 0x0AC1_9181),
+    ] {
+        assert_eq!(words(&format!("BSTART.VEC {mn}")), [word], "{mn}");
+    }
+    assert_eq!(words("BSTART.SFU TDIVS, FP32"), [0x0A31_9181]);
+    let d = assemble("BSTART.VEC TDIVS, FP32", "t.s").unwrap_err();
+    assert_eq!(
+        (d[0].loc.line, d[0].loc.col, d[0].message.as_str()),
+        (
+            1,
+            12,
+            "TDIVS runs on the SFU engine: write BSTART.SFU TDIVS"
+        )
+    );
+}
