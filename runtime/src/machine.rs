@@ -479,27 +479,26 @@ impl Machine {
     }
 
     /// The raw GPR value a tile-scalar op computes with, read at commit: B.IOR RegSrc0, or 0
-    /// without a B.IOR (docs/isa.md §14). Its other fields must be zero
-    /// (`BundleOperationScalarBindingSchemaLegal`: Fault_BundleControl); every other TEPL op takes
-    /// no B.IOR at all (§1.3, Fault_TileLegality). `None` for an op without a scalar.
+    /// without a B.IOR (docs/isa.md §14); `None` for an op without a scalar. A B.IOR field the op
+    /// does not read must be zero (`BundleOperationScalarBindingSchemaLegal`, step 4:
+    /// Fault_BundleControl); an op without a scalar then refuses even an all-zero B.IOR in its
+    /// closed schema (§1.3: Fault_TileLegality).
     fn scalar_operand(&self, op: &OpInfo, block: &Block) -> Checked<Option<u64>> {
-        if !op.takes_scalar() {
-            return match block.ior {
-                Some(_) => legality(format!("{} takes no B.IOR", op.mnemonic)),
-                None => Ok(None),
-            };
-        }
         let Some(ior) = block.ior else {
-            return Ok(Some(0));
+            return Ok(op.takes_scalar().then_some(0));
         };
-        if ior.dst != 0 || ior.src[1] != 0 || ior.src[2] != 0 {
+        let inputs = usize::from(op.takes_scalar());
+        if ior.dst != 0 || ior.src[inputs..].iter().any(|&r| r != 0) {
             return Err((
                 FaultClass::BundleControl,
                 format!(
-                    "{} reads only B.IOR RegSrc0; RegSrc1, RegSrc2 and RegDst must be zero",
+                    "{} reads {inputs} B.IOR source(s); its other fields must be zero",
                     op.mnemonic
                 ),
             ));
+        }
+        if !op.takes_scalar() {
+            return legality(format!("{} takes no B.IOR", op.mnemonic));
         }
         Ok(Some(self.gpr(ior.src[0] as usize)))
     }

@@ -353,11 +353,19 @@ fn faults_change_nothing() {
             "surplus B.IOR field",
         );
     }
+    // An op without a scalar: a nonzero B.IOR field is surplus (step 4); an all-zero B.IOR
+    // fails its closed schema.
     check(
         with_ior("TNEG", FP32, &[0], [2, 0, 0], ior([A0, 0, 0], 0)),
         &[],
+        FaultClass::BundleControl,
+        "B.IOR a0 on TNEG",
+    );
+    check(
+        with_ior("TNEG", FP32, &[0], [2, 0, 0], ior([0, 0, 0], 0)),
+        &[],
         FaultClass::TileLegality,
-        "B.IOR on TNEG",
+        "B.IOR zero on TNEG",
     );
     // TF32 keeps bits 12:0 zero; the source is reread as TF32 in a TF32 bundle, so use its own.
     let mut m = Machine::new();
