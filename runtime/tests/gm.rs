@@ -215,6 +215,37 @@ fn scalar_loop_stores_every_row() {
     }
 }
 
+/// An observer sees the bundle count every N bundles and changes nothing: the loop above with
+/// n = 5 starts 1 + 2 × 5 = 11 bundles (the entry test, then a TSTORE and a loop test per row).
+#[test]
+fn an_observed_run_reports_every_n_bundles_and_matches_a_plain_run() {
+    let row: Vec<u64> = (0..16).map(|i| 0x3F80_0000 + i).collect();
+    let machine = || {
+        let mut m = Machine::new();
+        m.load(reg(0), tile(FP32, 1, 16, (1, 16), &row)).unwrap();
+        let out = m.map_gm(vec![0; 64 * 6]);
+        m.set_gpr(2, out);
+        m.set_gpr(3, 5);
+        (m, out)
+    };
+    let (mut plain, out) = machine();
+    plain.run(&store_rows_loop()).unwrap();
+    for (every, want) in [
+        (1, (1..=11).collect::<Vec<usize>>()),
+        (3, vec![3, 6, 9]),
+        (11, vec![11]),
+        (12, vec![]),
+    ] {
+        let (mut m, _) = machine();
+        let mut seen = Vec::new();
+        m.run_observed(&store_rows_loop(), every, |n| seen.push(n))
+            .unwrap();
+        assert_eq!(seen, want, "every {every}");
+        assert_eq!(m.gm_buffer(out), plain.gm_buffer(out));
+        assert_eq!(m.gpr(11), plain.gpr(11));
+    }
+}
+
 #[test]
 fn a_loop_that_never_ends_hits_the_step_limit() {
     let mut m = Machine::new();
