@@ -3,6 +3,7 @@
 #ifndef PTOC_H
 #define PTOC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -83,6 +84,11 @@ typedef struct PtocCompileOptions {
    * The PE mask as four binary digits, PE0 first; null means `"1111"`.
    */
   const char *pe_mask;
+  /**
+   * How the target names tiles, recorded in the object: `"queue"` or `"absolute"`
+   * (docs/isa.md §9 decisions 1–2); null means the pipeline's default.
+   */
+  const char *target_profile;
 } PtocCompileOptions;
 
 /**
@@ -151,7 +157,9 @@ typedef struct PtocCompileResult {
 } PtocCompileResult;
 
 /**
- * One input tensor of `ptoc_run`: an argument's valid region.
+ * One input of `ptoc_run`: a tile argument's valid region, a memref (GM buffer) argument's
+ * whole `rows × cols` contents, or a scalar argument as a 1×1 tensor (an `index` scalar is an
+ * `"si64"`, i.e. an `int64_t`).
  */
 typedef struct PtocTensorIn {
   /**
@@ -179,14 +187,19 @@ typedef struct PtocTensorIn {
    * `uint8_t` 0 or 1 for a predicate element: unpacked, one byte each).
    */
   const void *data;
+  /**
+   * Bytes in `data`, checked against `rows × cols` elements of the type; 0 means exactly
+   * that many (unchecked).
+   */
+  size_t size;
 } PtocTensorIn;
 
 /**
- * One result tensor of `ptoc_run`: a result's valid region.
+ * One output of `ptoc_run`: a result tile's valid region, or a stored memref's contents.
  */
 typedef struct PtocTensorOut {
   /**
-   * The result's name, as `ptoc run` names it (`"r0"`).
+   * The result's name, as `ptoc run` names it (`"r0"`), or the memref argument's.
    */
   const char *name;
   /**
@@ -195,11 +208,11 @@ typedef struct PtocTensorOut {
    */
   const char *dtype;
   /**
-   * Valid rows.
+   * Valid rows (a memref's rows).
    */
   uint32_t rows;
   /**
-   * Valid columns.
+   * Valid columns (a memref's columns).
    */
   uint32_t cols;
   /**
@@ -217,18 +230,27 @@ typedef struct PtocTensorOut {
  */
 typedef struct PtocFault {
   /**
-   * `"Fault_IllegalInstruction"`, `"Fault_BundleControl"`, `"Fault_TileLegality"` or
-   * `"Fault_TileAllocation"`.
+   * `"Fault_IllegalInstruction"`, `"Fault_BundleControl"`, `"Fault_TileLegality"`,
+   * `"Fault_TileAllocation"`, a GM fault (`"Fault_DataPage"`, `"Fault_DataAlign"`) or
+   * `"Fault_StepLimit"`.
    */
   const char *class_name;
   /**
-   * The index of the faulting bundle.
+   * The index of the faulting bundle (every block started counts, in execution order).
    */
   size_t bundle;
   /**
    * Why.
    */
   const char *reason;
+  /**
+   * Whether `address` holds the faulting GM address (GM faults only).
+   */
+  bool has_address;
+  /**
+   * The GM byte address of the faulting element; 0 when `has_address` is false.
+   */
+  uint64_t address;
 } PtocFault;
 
 /**
@@ -240,13 +262,22 @@ typedef struct PtocRunResult {
    */
   enum PtocStatus status;
   /**
-   * The results (on `PTOC_STATUS_OK`).
+   * The result tiles (on `PTOC_STATUS_OK`).
    */
   const struct PtocTensorOut *outputs;
   /**
    * Entries in `outputs`.
    */
   size_t num_outputs;
+  /**
+   * Every memref argument the kernel stores to, whole, after the run (on
+   * `PTOC_STATUS_OK`), in argument order.
+   */
+  const struct PtocTensorOut *memrefs;
+  /**
+   * Entries in `memrefs`.
+   */
+  size_t num_memrefs;
   /**
    * Sticky status flags: NV 0x01, DZ 0x02, OF 0x04, UF 0x08, NX 0x10.
    */
@@ -403,16 +434,29 @@ enum PtocStatus ptoc_compile(const char *source,
                              struct PtocCompileResult **result);
 
 /**
+ * Assemble PTO assembly `source` (NUL-terminated UTF-8: canonical syntax or the spec's
+ * variants, with the `.kernel`, `.profile`, `.memref`, `.scalar` … metadata directives) named
+ * `filename` (null means `"<string>"`) into an ELF object, as `ptoc asm` does: the way to run
+ * hand-written kernels with `ptoc_run`. `*result` receives the object bytes or located
+ * diagnostics (`PTOC_STATUS_COMPILE_ERROR`); free it with `ptoc_compile_result_free`.
+ */
+enum PtocStatus ptoc_assemble(const char *source,
+                              const char *filename,
+                              struct PtocCompileResult **result);
+
+/**
  * Free a compile result (null is ignored).
  */
 void ptoc_compile_result_free(struct PtocCompileResult *result);
 
 /**
  * Run a kernel on the interpreter. `kernel` is `kernel_len` bytes of an ELF object from
- * `ptoc_compile`, or MLIR source text (compiled with the defaults first). `function` picks
- * the kernel by name (null: the only one). `inputs` holds `num_inputs` tensors, one per
- * argument, each `rows × cols` elements of its type's width. `*result` receives the outputs,
- * or the fault, or why the kernel could not run; free it with `ptoc_run_result_free`.
+ * `ptoc_compile` or `ptoc_assemble`, or MLIR source text (compiled with the defaults first).
+ * `function` picks the kernel by name (null: the only one). `inputs` holds `num_inputs`
+ * tensors, one per argument (tiles, memrefs and scalars alike, see `PtocTensorIn`), each
+ * `rows × cols` elements of its type's width. `*result` receives the result tiles and the
+ * stored memrefs, or the fault (class, bundle, GM address), or why the kernel could not run;
+ * free it with `ptoc_run_result_free`.
  */
 enum PtocStatus ptoc_run(const uint8_t *kernel,
                          size_t kernel_len,

@@ -19,6 +19,7 @@
 
 use ptoc::codegen::Kernel;
 use ptoc::ir::{Diagnostic, Severity, Source};
+use ptoc::isa::profile::NamingModel;
 use ptoc::tensor::ElementType;
 use ptoc::{CompileError, Driver, ExecError, Options, Tensor, VerifyError};
 use std::ffi::{c_char, c_void, CStr, CString};
@@ -90,6 +91,9 @@ pub struct PtocCompileOptions {
     pub pipeline: *const c_char,
     /// The PE mask as four binary digits, PE0 first; null means `"1111"`.
     pub pe_mask: *const c_char,
+    /// How the target names tiles, recorded in the object: `"queue"` or `"absolute"`
+    /// (docs/isa.md §9 decisions 1–2); null means the pipeline's default.
+    pub target_profile: *const c_char,
 }
 
 /// What `ptoc_compile` produced.
@@ -110,7 +114,9 @@ pub struct PtocCompileResult {
     pub error: *const c_char,
 }
 
-/// One input tensor of `ptoc_run`: an argument's valid region.
+/// One input of `ptoc_run`: a tile argument's valid region, a memref (GM buffer) argument's
+/// whole `rows × cols` contents, or a scalar argument as a 1×1 tensor (an `index` scalar is an
+/// `"si64"`, i.e. an `int64_t`).
 #[repr(C)]
 pub struct PtocTensorIn {
     /// The argument: its position (`"0"`) or its source name (`"x"` for `%x`); null means the
@@ -128,19 +134,22 @@ pub struct PtocTensorIn {
     /// (`float` for f32, `double` for f64, `uint16_t` bits for f16/bf16, `int8_t` for si8, a
     /// `uint8_t` 0 or 1 for a predicate element: unpacked, one byte each).
     pub data: *const c_void,
+    /// Bytes in `data`, checked against `rows × cols` elements of the type; 0 means exactly
+    /// that many (unchecked).
+    pub size: usize,
 }
 
-/// One result tensor of `ptoc_run`: a result's valid region.
+/// One output of `ptoc_run`: a result tile's valid region, or a stored memref's contents.
 #[repr(C)]
 pub struct PtocTensorOut {
-    /// The result's name, as `ptoc run` names it (`"r0"`).
+    /// The result's name, as `ptoc run` names it (`"r0"`), or the memref argument's.
     pub name: *const c_char,
     /// Its element type (`"f32"`, `"i1"` for a predicate; the spec's name for types MLIR does
     /// not spell).
     pub dtype: *const c_char,
-    /// Valid rows.
+    /// Valid rows (a memref's rows).
     pub rows: u32,
-    /// Valid columns.
+    /// Valid columns (a memref's columns).
     pub cols: u32,
     /// `rows × cols` elements, row-major, laid out as `PtocTensorIn::data`.
     pub data: *const c_void,
@@ -151,13 +160,18 @@ pub struct PtocTensorOut {
 /// A fault the kernel raised.
 #[repr(C)]
 pub struct PtocFault {
-    /// `"Fault_IllegalInstruction"`, `"Fault_BundleControl"`, `"Fault_TileLegality"` or
-    /// `"Fault_TileAllocation"`.
+    /// `"Fault_IllegalInstruction"`, `"Fault_BundleControl"`, `"Fault_TileLegality"`,
+    /// `"Fault_TileAllocation"`, a GM fault (`"Fault_DataPage"`, `"Fault_DataAlign"`) or
+    /// `"Fault_StepLimit"`.
     pub class_name: *const c_char,
-    /// The index of the faulting bundle.
+    /// The index of the faulting bundle (every block started counts, in execution order).
     pub bundle: usize,
     /// Why.
     pub reason: *const c_char,
+    /// Whether `address` holds the faulting GM address (GM faults only).
+    pub has_address: bool,
+    /// The GM byte address of the faulting element; 0 when `has_address` is false.
+    pub address: u64,
 }
 
 /// What `ptoc_run` produced.
@@ -165,10 +179,15 @@ pub struct PtocFault {
 pub struct PtocRunResult {
     /// The call's status.
     pub status: PtocStatus,
-    /// The results (on `PTOC_STATUS_OK`).
+    /// The result tiles (on `PTOC_STATUS_OK`).
     pub outputs: *const PtocTensorOut,
     /// Entries in `outputs`.
     pub num_outputs: usize,
+    /// Every memref argument the kernel stores to, whole, after the run (on
+    /// `PTOC_STATUS_OK`), in argument order.
+    pub memrefs: *const PtocTensorOut,
+    /// Entries in `memrefs`.
+    pub num_memrefs: usize,
     /// Sticky status flags: NV 0x01, DZ 0x02, OF 0x04, UF 0x08, NX 0x10.
     pub flags: u8,
     /// The fault (on `PTOC_STATUS_FAULT`), or null.
@@ -269,6 +288,29 @@ impl Arena {
 
     fn optional(&mut self, text: Option<&str>) -> *const c_char {
         text.map_or(ptr::null(), |t| self.string(t))
+    }
+
+    /// Named tensors as C outputs, their bytes kept here.
+    fn tensors(&mut self, tensors: &[(String, Tensor)]) -> (*const PtocTensorOut, usize) {
+        let list: Vec<PtocTensorOut> = tensors
+            .iter()
+            .map(|(name, t)| {
+                let data = t.to_bytes();
+                let out = PtocTensorOut {
+                    name: self.string(name),
+                    dtype: self.string(t.element_type().mlir_name()),
+                    rows: t.rows(),
+                    cols: t.cols(),
+                    data: data.as_ptr() as *const c_void,
+                    size: data.len(),
+                };
+                self.buffers.push(data);
+                out
+            })
+            .collect();
+        let (p, n) = (list.as_ptr(), list.len());
+        self.outputs.push(list);
+        (p, n)
     }
 
     fn diagnostics(&mut self, diags: &[Diagnostic]) -> (*const PtocDiagnostic, usize) {
@@ -465,18 +507,27 @@ pub extern "C" fn ptoc_compile_options_default() -> PtocCompileOptions {
         opt_level: 2,
         pipeline: ptr::null(),
         pe_mask: ptr::null(),
+        target_profile: ptr::null(),
     }
 }
 
 unsafe fn options(options: *const PtocCompileOptions) -> Result<Options, Failure> {
     let defaults = ptoc_compile_options_default();
     let o = options.as_ref().unwrap_or(&defaults);
-    Ok(Options::from_names(
+    let mut options = Options::from_names(
         optional_text(o.emit, "options->emit")?.unwrap_or("obj"),
         o.opt_level,
         optional_text(o.pipeline, "options->pipeline")?,
         optional_text(o.pe_mask, "options->pe_mask")?.unwrap_or("1111"),
-    )?)
+    )?;
+    if let Some(name) = optional_text(o.target_profile, "options->target_profile")? {
+        options.pass_options.target_profile = NamingModel::from_name(name).ok_or_else(|| {
+            Failure::invalid(format!(
+                "options->target_profile '{name}' is not a target profile; use queue or absolute"
+            ))
+        })?;
+    }
+    Ok(options)
 }
 
 /// Compile MLIR `source` (NUL-terminated UTF-8) named `filename` (for diagnostics; null means
@@ -489,37 +540,59 @@ pub unsafe extern "C" fn ptoc_compile(
     options: *const PtocCompileOptions,
     result: *mut *mut PtocCompileResult,
 ) -> PtocStatus {
-    respond(
-        result,
-        || PtocCompileResult {
-            status: PtocStatus::Ok,
-            output: ptr::null(),
-            output_len: 0,
-            diagnostics: ptr::null(),
-            num_diagnostics: 0,
-            error: ptr::null(),
-        },
-        |r, arena, f| {
-            r.status = f.status;
-            r.error = arena.string(&f.message);
-            (r.diagnostics, r.num_diagnostics) = arena.diagnostics(&f.diagnostics);
-        },
-        |r, arena| {
-            let source = text(source, "source")?;
-            let filename = optional_text(filename, "filename")?.unwrap_or("<string>");
-            let options = crate::options(options)?;
-            let text_output = options.emit.is_text();
-            let driver = Driver::new(options)?;
-            let mut bytes = driver.compile(&Source::new(source, filename))?;
-            r.output_len = bytes.len();
-            if text_output {
-                bytes.push(0);
-            }
-            r.output = bytes.as_ptr();
-            arena.buffers.push(bytes);
-            Ok(PtocStatus::Ok)
-        },
-    )
+    respond(result, empty_compile_result, fail_compile, |r, arena| {
+        let source = text(source, "source")?;
+        let filename = optional_text(filename, "filename")?.unwrap_or("<string>");
+        let options = crate::options(options)?;
+        let text_output = options.emit.is_text();
+        let driver = Driver::new(options)?;
+        let mut bytes = driver.compile(&Source::new(source, filename))?;
+        r.output_len = bytes.len();
+        if text_output {
+            bytes.push(0);
+        }
+        r.output = bytes.as_ptr();
+        arena.buffers.push(bytes);
+        Ok(PtocStatus::Ok)
+    })
+}
+
+fn empty_compile_result() -> PtocCompileResult {
+    PtocCompileResult {
+        status: PtocStatus::Ok,
+        output: ptr::null(),
+        output_len: 0,
+        diagnostics: ptr::null(),
+        num_diagnostics: 0,
+        error: ptr::null(),
+    }
+}
+
+fn fail_compile(r: &mut PtocCompileResult, arena: &mut Arena, f: Failure) {
+    r.status = f.status;
+    r.error = arena.string(&f.message);
+    (r.diagnostics, r.num_diagnostics) = arena.diagnostics(&f.diagnostics);
+}
+
+/// Assemble PTO assembly `source` (NUL-terminated UTF-8: canonical syntax or the spec's
+/// variants, with the `.kernel`, `.profile`, `.memref`, `.scalar` … metadata directives) named
+/// `filename` (null means `"<string>"`) into an ELF object, as `ptoc asm` does: the way to run
+/// hand-written kernels with `ptoc_run`. `*result` receives the object bytes or located
+/// diagnostics (`PTOC_STATUS_COMPILE_ERROR`); free it with `ptoc_compile_result_free`.
+#[no_mangle]
+pub unsafe extern "C" fn ptoc_assemble(
+    source: *const c_char,
+    filename: *const c_char,
+    result: *mut *mut PtocCompileResult,
+) -> PtocStatus {
+    respond(result, empty_compile_result, fail_compile, |r, arena| {
+        let source = text(source, "source")?;
+        let filename = optional_text(filename, "filename")?.unwrap_or("<string>");
+        let bytes = ptoc::assemble(&Source::new(source, filename))?;
+        (r.output, r.output_len) = (bytes.as_ptr(), bytes.len());
+        arena.buffers.push(bytes);
+        Ok(PtocStatus::Ok)
+    })
 }
 
 /// Free a compile result (null is ignored).
@@ -529,10 +602,12 @@ pub unsafe extern "C" fn ptoc_compile_result_free(result: *mut PtocCompileResult
 }
 
 /// Run a kernel on the interpreter. `kernel` is `kernel_len` bytes of an ELF object from
-/// `ptoc_compile`, or MLIR source text (compiled with the defaults first). `function` picks
-/// the kernel by name (null: the only one). `inputs` holds `num_inputs` tensors, one per
-/// argument, each `rows × cols` elements of its type's width. `*result` receives the outputs,
-/// or the fault, or why the kernel could not run; free it with `ptoc_run_result_free`.
+/// `ptoc_compile` or `ptoc_assemble`, or MLIR source text (compiled with the defaults first).
+/// `function` picks the kernel by name (null: the only one). `inputs` holds `num_inputs`
+/// tensors, one per argument (tiles, memrefs and scalars alike, see `PtocTensorIn`), each
+/// `rows × cols` elements of its type's width. `*result` receives the result tiles and the
+/// stored memrefs, or the fault (class, bundle, GM address), or why the kernel could not run;
+/// free it with `ptoc_run_result_free`.
 #[no_mangle]
 pub unsafe extern "C" fn ptoc_run(
     kernel: *const u8,
@@ -548,6 +623,8 @@ pub unsafe extern "C" fn ptoc_run(
             status: PtocStatus::Ok,
             outputs: ptr::null(),
             num_outputs: 0,
+            memrefs: ptr::null(),
+            num_memrefs: 0,
             flags: 0,
             fault: ptr::null(),
             diagnostics: ptr::null(),
@@ -586,41 +663,30 @@ pub unsafe extern "C" fn ptoc_run(
             match ptoc::run_named(kernel, &named) {
                 Ok(outputs) => {
                     r.flags = outputs.flags;
-                    let list: Vec<PtocTensorOut> = outputs
-                        .results
-                        .iter()
-                        .map(|(name, t)| {
-                            let data = t.to_bytes();
-                            let out = PtocTensorOut {
-                                name: arena.string(name),
-                                dtype: arena.string(t.element_type().mlir_name()),
-                                rows: t.rows(),
-                                cols: t.cols(),
-                                data: data.as_ptr() as *const c_void,
-                                size: data.len(),
-                            };
-                            arena.buffers.push(data);
-                            out
-                        })
-                        .collect();
-                    (r.outputs, r.num_outputs) = (list.as_ptr(), list.len());
-                    arena.outputs.push(list);
+                    (r.outputs, r.num_outputs) = arena.tensors(&outputs.results);
+                    (r.memrefs, r.num_memrefs) = arena.tensors(&outputs.memrefs);
                     Ok(PtocStatus::Ok)
                 }
-                Err(ExecError::Fault {
-                    class,
-                    bundle,
-                    reason,
-                    flags,
-                }) => {
+                Err(e @ ExecError::Fault { .. }) => {
+                    let ExecError::Fault {
+                        class,
+                        bundle,
+                        address,
+                        reason,
+                        flags,
+                    } = &e
+                    else {
+                        unreachable!("matched as a fault")
+                    };
                     r.status = PtocStatus::Fault;
-                    r.flags = flags;
-                    let message = format!("{} in bundle {bundle}: {reason}", class.name());
-                    r.error = arena.string(&message);
+                    r.flags = *flags;
+                    r.error = arena.string(&e.to_string());
                     let fault = Box::new(PtocFault {
                         class_name: arena.string(class.name()),
-                        bundle,
-                        reason: arena.string(&reason),
+                        bundle: *bundle,
+                        reason: arena.string(reason),
+                        has_address: address.is_some(),
+                        address: address.unwrap_or(0),
                     });
                     r.fault = &*fault;
                     arena.faults.push(fault);
@@ -648,21 +714,18 @@ unsafe fn input_tensor(
             Failure::invalid(format!("{} '{d}' is not an element type", what("dtype")))
         })?,
         None => {
-            let arg = ptoc::exec::argument_index(kernel, &name)
-                .map(|i| &kernel.meta.args[i])
-                .ok_or_else(|| {
-                    Failure::from(ExecError::UnknownArgument {
-                        kernel: kernel.name.clone(),
-                        name: name.clone(),
-                        known: kernel
-                            .meta
-                            .args
-                            .iter()
-                            .map(ptoc::exec::describe_tile)
-                            .collect(),
-                    })
-                })?;
-            ptoc::exec::element_type(arg)
+            let order = kernel.meta.argument_order();
+            let index = ptoc::exec::argument_index(kernel, &name).ok_or_else(|| {
+                Failure::from(ExecError::UnknownArgument {
+                    kernel: kernel.name.clone(),
+                    name: name.clone(),
+                    known: order
+                        .iter()
+                        .map(|&a| ptoc::exec::describe_argument(kernel, a))
+                        .collect(),
+                })
+            })?;
+            ptoc::exec::argument_input(kernel, order[index]).1
         }
     };
     if t.data.is_null() {
@@ -671,7 +734,20 @@ unsafe fn input_tensor(
             what("data")
         )));
     }
-    let len = t.rows as usize * t.cols as usize * element.bytes();
+    let len = (t.rows as usize)
+        .checked_mul(t.cols as usize)
+        .and_then(|n| n.checked_mul(element.bytes()))
+        .ok_or_else(|| Failure::invalid(format!("inputs[{index}]: rows × cols is too large")))?;
+    if t.size != 0 && t.size != len {
+        return Err(Failure::invalid(format!(
+            "{} is {} bytes; {}x{} {} elements take {len}",
+            what("size"),
+            t.size,
+            t.rows,
+            t.cols,
+            element.mlir_name()
+        )));
+    }
     let bytes = std::slice::from_raw_parts(t.data as *const u8, len);
     let tensor = Tensor::from_bytes(element, t.rows, t.cols, bytes)
         .map_err(|e| Failure::invalid(format!("inputs[{index}]: {e}")))?;

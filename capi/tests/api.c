@@ -1,6 +1,8 @@
 /* Every entry point of the C API, from C: compile (object, assembly, diagnostics, bad
- * arguments), run (named and positional inputs, typed outputs, flags, shape errors, predicate
- * tiles in and out), verify, the frees, and four threads compiling and running at once.
+ * arguments, target profiles), run (named and positional inputs, typed outputs, flags, shape
+ * errors, predicate tiles in and out), a kernel over global memory (assembled by hand: memref
+ * and scalar inputs, stored memrefs out, a GM fault with its address), verify, the frees, and
+ * four threads compiling and running at once.
  * Expected values are worked out by hand from the kernels' meaning. Built with `cc` and run by tests/c_program.rs; exits 0
  * when every check holds and prints each failed check otherwise. */
 
@@ -94,6 +96,121 @@ static void test_compile(void) {
   ptoc_compile_result_free(r);
   CHECK(ptoc_compile(SCALE, "x.mlir", NULL, NULL) == PTOC_STATUS_INVALID_ARGUMENT);
   ptoc_compile_result_free(NULL);
+
+  /* The target profile is recorded in the object (assembly shows it as `.profile`). */
+  options = ptoc_compile_options_default();
+  options.emit = "asm";
+  options.target_profile = "queue";
+  CHECK(ptoc_compile(SCALE, "x.mlir", &options, &r) == PTOC_STATUS_OK);
+  CHECK(strstr((const char *)r->output, ".profile queue\n") != NULL);
+  ptoc_compile_result_free(r);
+  options.target_profile = "absolute";
+  CHECK(ptoc_compile(SCALE, "x.mlir", &options, &r) == PTOC_STATUS_OK);
+  CHECK(strstr((const char *)r->output, ".profile absolute\n") != NULL);
+  ptoc_compile_result_free(r);
+  options.target_profile = "fifo";
+  CHECK(ptoc_compile(SCALE, "x.mlir", &options, &r) == PTOC_STATUS_INVALID_ARGUMENT);
+  CHECK(strstr(r->error, "'fifo' is not a target profile") != NULL);
+  ptoc_compile_result_free(r);
+}
+
+/* A kernel over global memory, written by hand (test/runtime/gm-loop.s): for i < n,
+ * out[i, :] = x[i, :] + x[i, :], one 8-column FP32 row per iteration (TLOAD, TADD, TSTORE in a
+ * loop of standard blocks). */
+static const char *DOUBLE_ROWS =
+    ".kernel double_rows\n"
+    ".profile queue\n"
+    ".memref x, a0, FP32, 4x8, pos=0\n"
+    ".memref out, a1, FP32, 4x8, pos=1, stored\n"
+    ".scalar n, a2, index, pos=2\n"
+    "BSTART.STD COND, .+104\n"
+    "addi zero, 0, ->s0\n"
+    "addi a0, 0, ->x0\n"
+    "addi a1, 0, ->x1\n"
+    "addi zero, 32, ->s1\n"
+    "setc.ge s0, a2\n"
+    "BSTOP\n"
+    "BSTART.TLOAD FP32\n"
+    "B.DIM LB0=8\n"
+    "B.IOT mask=1111, last, ->T<1>\n"
+    "B.IOR x0, s1, zero, ->zero\n"
+    "BSTOP\n"
+    "BSTART.VEC TADD, FP32\n"
+    "B.DIM LB0=8\n"
+    "B.IOT T#1, T#1, mask=1111, last, ->T<1>\n"
+    "BSTOP\n"
+    "BSTART.TSTORE FP32\n"
+    "B.IOT T#1, mask=1111, last\n"
+    "B.IOR x1, s1, zero, ->zero\n"
+    "BSTOP\n"
+    "BSTART.STD COND, .-52\n"
+    "addi s0, 1, ->s0\n"
+    "add a0, s0<<5, ->x0\n"
+    "add a1, s0<<5, ->x1\n"
+    "setc.lt s0, a2\n"
+    "BSTOP\n";
+
+static void test_gm(void) {
+  PtocCompileResult *obj = NULL;
+  CHECK(ptoc_assemble(DOUBLE_ROWS, "double_rows.s", &obj) == PTOC_STATUS_OK);
+  CHECK(obj->output_len > 4 && memcmp(obj->output, "\x7f" "ELF", 4) == 0);
+
+  /* x = i/2 - 3, so 2x = i - 6 (exact in FP32); rows at and past n stay as given (zeros). */
+  float x[32], zeros[32] = {0}, want[32];
+  for (int i = 0; i < 32; i++) {
+    x[i] = (float)i / 2 - 3;
+    want[i] = i < 24 ? (float)(i - 6) : 0;
+  }
+  int64_t n = 3;
+  PtocTensorIn in[3] = {
+      {.name = "x", .rows = 4, .cols = 8, .data = x, .size = sizeof x},
+      {.name = "out", .dtype = "f32", .rows = 4, .cols = 8, .data = zeros},
+      {.name = "n", .rows = 1, .cols = 1, .data = &n, .size = sizeof n},
+  };
+  PtocRunResult *run = NULL;
+  CHECK(ptoc_run(obj->output, obj->output_len, NULL, in, 3, &run) == PTOC_STATUS_OK);
+  CHECK(run->num_outputs == 0 && run->num_memrefs == 1 && run->fault == NULL);
+  const PtocTensorOut *out = &run->memrefs[0];
+  CHECK(strcmp(out->name, "out") == 0 && strcmp(out->dtype, "f32") == 0);
+  CHECK(out->rows == 4 && out->cols == 8 && out->size == sizeof want);
+  CHECK(memcmp(out->data, want, sizeof want) == 0);
+  CHECK(zeros[0] == 0); /* the caller's buffer is an input only */
+  ptoc_run_result_free(run);
+
+  /* n = 5 reads past x: a precise GM fault naming the element's address, out as it was. */
+  n = 5;
+  CHECK(ptoc_run(obj->output, obj->output_len, NULL, in, 3, &run) == PTOC_STATUS_FAULT);
+  CHECK(run->fault != NULL && run->num_memrefs == 0);
+  CHECK(strcmp(run->fault->class_name, "Fault_DataPage") == 0 && run->fault->bundle == 17);
+  CHECK(run->fault->has_address && run->fault->address == 0x10080);
+  CHECK(strstr(run->error, "Fault_DataPage in bundle 17 at GM address 0x10080: ") == run->error);
+  ptoc_run_result_free(run);
+
+  /* A size that is not rows x cols elements, and a scalar of the wrong type. */
+  in[0].size = sizeof x - 4;
+  CHECK(ptoc_run(obj->output, obj->output_len, NULL, in, 3, &run) == PTOC_STATUS_INVALID_ARGUMENT);
+  CHECK(strstr(run->error, "inputs[0].size is 124 bytes; 4x8 f32 elements take 128") != NULL);
+  ptoc_run_result_free(run);
+  in[0].size = 0;
+  const float half = 0.5f;
+  in[2].data = &half;
+  in[2].dtype = "f32";
+  CHECK(ptoc_run(obj->output, obj->output_len, NULL, in, 3, &run) == PTOC_STATUS_INVALID_ARGUMENT);
+  CHECK(strstr(run->error, "inputs[2].size is 8 bytes; 1x1 f32 elements take 4") != NULL);
+  ptoc_run_result_free(run);
+  in[2].size = sizeof half;
+  CHECK(ptoc_run(obj->output, obj->output_len, NULL, in, 3, &run) == PTOC_STATUS_RUN_ERROR);
+  CHECK(strstr(run->error, "'n' (index in a2) holds S64 elements") != NULL);
+  ptoc_run_result_free(run);
+  ptoc_compile_result_free(obj);
+
+  /* Assembly that does not assemble: located diagnostics. */
+  CHECK(ptoc_assemble(".kernel k\nBSTART.VEC TNOPE, FP32\n", "bad.s", &obj) == PTOC_STATUS_COMPILE_ERROR);
+  CHECK(obj->output == NULL && obj->num_diagnostics >= 1);
+  CHECK(strcmp(obj->diagnostics[0].file, "bad.s") == 0 && obj->diagnostics[0].line == 2);
+  ptoc_compile_result_free(obj);
+  CHECK(ptoc_assemble(NULL, NULL, &obj) == PTOC_STATUS_INVALID_ARGUMENT);
+  ptoc_compile_result_free(obj);
 }
 
 static void test_run(void) {
@@ -315,6 +432,7 @@ static void test_threads(void) {
 int main(void) {
   test_compile();
   test_run();
+  test_gm();
   test_verify();
   test_predicates();
   test_threads();

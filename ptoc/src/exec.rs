@@ -3,11 +3,15 @@
 //! [`run`] and [`run_named`] take typed [`Tensor`]s (the valid region of each argument), place
 //! them in the registers the kernel's metadata names, execute the words and read each result
 //! back as a `Tensor`. [`execute`] is the same run on raw bit carriers, keeping the whole result
-//! tiles and a fault as data (what `ptoc run --format json` reports).
+//! tiles and a fault as data (what `ptoc run --format json` reports); [`execute_observed`] is
+//! that run watched every N bundles (a progress display). [`assemble`] turns hand-written PTO
+//! assembly into an object these run, for kernels no MLIR source lowers to yet.
 
 use crate::tensor::{ElementType, Tensor};
+use crate::CompileError;
 use ptoc_codegen::metadata::{gpr_name, ArgRef, MemRefMeta, ScalarType};
 use ptoc_codegen::{read_elf, Kernel, TileMeta};
+use ptoc_ir::{Diagnostic, Location, Source};
 use ptoc_isa::{DataType, FaultClass, Storage, TypeClass};
 use ptoc_runtime::numerics::Flags;
 use ptoc_runtime::tile::ShapeError;
@@ -97,12 +101,14 @@ pub enum ExecError {
         reason: String,
     },
     /// The program faulted; no tile changed in the faulting bundle and no result is returned.
-    #[error("{} in bundle {bundle}: {reason}", .class.name())]
+    #[error("{} in bundle {bundle}{}: {reason}", .class.name(), .address.map(|a| format!(" at GM address {a:#x}")).unwrap_or_default())]
     Fault {
-        /// The fault class (`Fault_TileLegality`, …).
+        /// The fault class (`Fault_TileLegality`, `Fault_DataPage`, …).
         class: FaultClass,
         /// The index of the faulting bundle.
         bundle: usize,
+        /// The GM byte address of the faulting element, for a GM fault (docs/isa.md §16).
+        address: Option<u64>,
         /// Why.
         reason: String,
         /// The sticky status flags when it faulted.
@@ -121,6 +127,17 @@ pub enum ExecError {
 /// The kernels of an ELF object written by ptoc (`Driver` with `Emit::Obj`, or `ptoc -o`).
 pub fn load_object(bytes: &[u8]) -> Result<Vec<Kernel>, ExecError> {
     read_elf(bytes).map_err(|e| ExecError::Object(e.to_string()))
+}
+
+/// The ELF object of PTO assembly text (what `ptoc asm` writes): canonical syntax or the
+/// spec's variants, with `.kernel`, `.profile`, `.memref`, `.scalar` … metadata directives
+/// (codegen's METADATA.md). Errors are located in `source`.
+pub fn assemble(source: &Source) -> Result<Vec<u8>, CompileError> {
+    let kernels = ptoc_codegen::assemble(source.text, source.file)?;
+    ptoc_codegen::write_elf(&kernels).map_err(|e| {
+        let at = Location::new(source.file, source.first_line, 1);
+        CompileError::from(vec![Diagnostic::error(at, e.to_string())])
+    })
 }
 
 /// The kernel called `name`, or the only one when `name` is `None`.
@@ -228,6 +245,27 @@ fn arguments(kernel: &Kernel, given: usize) -> Result<Vec<ArgRef>, ExecError> {
 /// `rows × cols` elements, a scalar's one value) and run the kernel. A fault is part of the
 /// [`Run`]; errors are inputs the kernel cannot take.
 pub fn execute(kernel: &Kernel, inputs: &[Vec<u64>]) -> Result<Run, ExecError> {
+    execute_with(kernel, inputs, |machine, words| machine.run(words))
+}
+
+/// [`execute`], calling `observer` with the number of bundles started so far every `every`
+/// bundles ([`Machine::run_observed`]); the run is the same.
+pub fn execute_observed(
+    kernel: &Kernel,
+    inputs: &[Vec<u64>],
+    every: usize,
+    observer: impl FnMut(usize),
+) -> Result<Run, ExecError> {
+    execute_with(kernel, inputs, |machine, words| {
+        machine.run_observed(words, every, observer)
+    })
+}
+
+fn execute_with(
+    kernel: &Kernel,
+    inputs: &[Vec<u64>],
+    run: impl FnOnce(&mut Machine, &[u32]) -> Result<(), Fault>,
+) -> Result<Run, ExecError> {
     let order = arguments(kernel, inputs.len())?;
     let mut machine = Machine::with_naming(kernel.meta.profile);
     let mut bases = vec![0u64; kernel.meta.memrefs.len()];
@@ -293,7 +331,7 @@ pub fn execute(kernel: &Kernel, inputs: &[Vec<u64>]) -> Result<Run, ExecError> {
             .map(|(m, &base)| memref_values(m, machine.gm_buffer(base).unwrap_or_default()))
             .collect()
     };
-    if let Err(fault) = machine.run(&kernel.words()) {
+    if let Err(fault) = run(&mut machine, &kernel.words()) {
         return Ok(Run {
             fault: Some(fault),
             flags: machine.flags(),
@@ -361,6 +399,7 @@ pub fn run(kernel: &Kernel, inputs: &[Tensor]) -> Result<Outputs, ExecError> {
         return Err(ExecError::Fault {
             class: fault.class,
             bundle: fault.bundle,
+            address: fault.address,
             reason: fault.message,
             flags: run.flags,
         });
@@ -421,19 +460,89 @@ pub fn run_named(kernel: &Kernel, inputs: &[(&str, &Tensor)]) -> Result<Outputs,
     run(kernel, &ordered)
 }
 
-/// An input fits its argument: a tile's valid region, a memref's whole shape or a scalar's
-/// 1×1, of the element type or its raw bits (`index` scalars: `i64`/`u64`).
-fn check_argument(kernel: &Kernel, arg: ArgRef, tensor: &Tensor) -> Result<(), ExecError> {
-    let (shape, dtype) = match arg {
-        ArgRef::Tile(i) => return check_input(&kernel.meta.args[i], tensor),
+/// The shape and element type of an argument's input: a tile's valid region, a memref's whole
+/// shape, a scalar's 1×1 (an `index` scalar is an `si64`).
+pub fn argument_input(kernel: &Kernel, arg: ArgRef) -> ((u32, u32), ElementType) {
+    match arg {
+        ArgRef::Tile(i) => {
+            let meta = &kernel.meta.args[i];
+            ((meta.valid_rows, meta.valid_cols), element_type(meta))
+        }
         ArgRef::MemRef(i) => {
             let m = &kernel.meta.memrefs[i];
-            ((m.rows, m.cols), m.dtype)
+            ((m.rows, m.cols), ElementType::numeric(m.dtype))
         }
         ArgRef::Scalar(i) => match kernel.meta.scalars[i].ty {
-            ScalarType::Index => ((1, 1), DataType::S64),
-            ScalarType::Element(t) => ((1, 1), t),
+            ScalarType::Index => ((1, 1), ElementType::numeric(DataType::S64)),
+            ScalarType::Element(t) => ((1, 1), ElementType::numeric(t)),
         },
+    }
+}
+
+/// A number given for a scalar argument by a host language (Python's `int` and `float`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Number {
+    /// An integer.
+    Int(i128),
+    /// A binary64 value.
+    Float(f64),
+}
+
+/// The bits of a scalar argument of type `ty` given as a number. An integer must fit an
+/// integer type (`index`: `si64`) and converts to a float type only when binary64 holds it
+/// exactly; a float goes to a float type with one round-to-nearest-even from its binary64 value
+/// (a NaN becomes the type's canonical NaN, docs/isa.md §1.6) and never to an integer type.
+pub fn scalar_bits(ty: ScalarType, number: Number) -> Result<u64, String> {
+    let dtype = match ty {
+        ScalarType::Index => DataType::S64,
+        ScalarType::Element(t) => t,
+    };
+    let bits = dtype.bits();
+    let value = match (dtype.class(), number) {
+        (TypeClass::Float, Number::Float(v)) => v,
+        (TypeClass::Float, Number::Int(i)) => {
+            let v = i as f64;
+            if v as i128 != i || v.abs() == 2f64.powi(127) {
+                return Err(format!(
+                    "{i} has no exact binary64 value; give a {dtype} scalar as a float"
+                ));
+            }
+            v
+        }
+        (TypeClass::Signed, Number::Int(i)) => {
+            let range = -(1i128 << (bits - 1))..(1i128 << (bits - 1));
+            return if range.contains(&i) {
+                Ok(i as u64 & u64::MAX >> (64 - bits))
+            } else {
+                Err(format!(
+                    "{i} is not a {dtype} (it needs more than {bits} bits)"
+                ))
+            };
+        }
+        (TypeClass::Unsigned | TypeClass::Other, Number::Int(i)) => {
+            return if (0..1i128 << bits).contains(&i) {
+                Ok(i as u64)
+            } else {
+                Err(format!(
+                    "{i} is not a {dtype} (it needs more than {bits} bits)"
+                ))
+            };
+        }
+        (TypeClass::Signed | TypeClass::Unsigned | TypeClass::Other, Number::Float(v)) => {
+            return Err(format!("{v} is not an integer; {dtype} takes one"))
+        }
+    };
+    let format = ptoc_runtime::numerics::format::format_of(dtype)
+        .ok_or_else(|| format!("{dtype} has no number format"))?;
+    Ok(ptoc_runtime::numerics::round::round_f64(format, value, false).0)
+}
+
+/// An input fits its argument ([`argument_input`]): of the element type or its raw bits
+/// (`index` scalars: `i64`/`u64`).
+fn check_argument(kernel: &Kernel, arg: ArgRef, tensor: &Tensor) -> Result<(), ExecError> {
+    let (shape, expected) = match arg {
+        ArgRef::Tile(i) => return check_input(&kernel.meta.args[i], tensor),
+        ArgRef::MemRef(_) | ArgRef::Scalar(_) => argument_input(kernel, arg),
     };
     if tensor.shape() != shape {
         return Err(ExecError::Shape {
@@ -442,7 +551,6 @@ fn check_argument(kernel: &Kernel, arg: ArgRef, tensor: &Tensor) -> Result<(), E
             given: tensor.shape(),
         });
     }
-    let expected = ElementType::numeric(dtype);
     if !tensor.element_type().holds(expected) {
         return Err(ExecError::DType {
             argument: describe_argument(kernel, arg),
@@ -641,6 +749,33 @@ func.func @minsel(%a: !pto.tile<2x4xf32>, %b: !pto.tile<2x4xf32>, %p: !pto.tile<
             ),
             "{e}"
         );
+    }
+
+    /// Numbers for scalars, against values worked out by hand.
+    #[test]
+    fn numbers_become_scalar_bits_of_the_type() {
+        use Number::{Float, Int};
+        let of = |t| ScalarType::Element(t);
+        assert_eq!(scalar_bits(ScalarType::Index, Int(-1)), Ok(u64::MAX));
+        assert_eq!(
+            scalar_bits(ScalarType::Index, Int(1 << 63)).unwrap_err(),
+            "9223372036854775808 is not a S64 (it needs more than 64 bits)"
+        );
+        assert_eq!(scalar_bits(of(DataType::S8), Int(-128)), Ok(0x80));
+        assert!(scalar_bits(of(DataType::S8), Int(128)).is_err());
+        assert_eq!(scalar_bits(of(DataType::U16), Int(65535)), Ok(0xFFFF));
+        assert!(scalar_bits(of(DataType::U16), Int(-1)).is_err());
+        assert!(scalar_bits(of(DataType::S32), Float(1.0)).is_err());
+        // 0.1 rounds once from its binary64 value: 0x3dcccccd in FP32, 0x2e66 in FP16.
+        assert_eq!(scalar_bits(of(DataType::FP32), Float(0.1)), Ok(0x3DCC_CCCD));
+        assert_eq!(scalar_bits(of(DataType::FP16), Float(0.1)), Ok(0x2E66));
+        assert_eq!(scalar_bits(of(DataType::BF16), Float(-2.0)), Ok(0xC000));
+        assert_eq!(
+            scalar_bits(of(DataType::FP64), Float(0.1)),
+            Ok(0.1f64.to_bits())
+        );
+        assert_eq!(scalar_bits(of(DataType::FP32), Int(3)), Ok(0x4040_0000));
+        assert!(scalar_bits(of(DataType::FP32), Int((1 << 53) + 1)).is_err());
     }
 
     #[test]

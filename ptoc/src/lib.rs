@@ -71,7 +71,7 @@ pub mod verify;
 pub use driver::{
     source_text, CompileError, Driver, Emit, Error, Options, OptionsError, Outcome, VerifyError,
 };
-pub use exec::{load_object, run, run_named, select_kernel, ExecError, Outputs};
+pub use exec::{assemble, load_object, run, run_named, select_kernel, ExecError, Outputs};
 pub use tensor::{Element, ElementType, Tensor, TensorError};
 
 /// `f16` and `bf16`, the host types of FP16 and BF16 [`Tensor`] elements.
