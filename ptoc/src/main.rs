@@ -4,7 +4,7 @@
 mod cli;
 
 use clap::{Args, Parser, Subcommand};
-use cli::{diagnostics, npy, output, report, split};
+use cli::{diagnostics, npy, output, progress, report, split};
 use ptoc::{exec, Driver, Emit, Options};
 use ptoc_codegen::metadata::{ArgRef, ScalarType};
 use ptoc_codegen::Kernel;
@@ -61,6 +61,10 @@ enum Command {
         /// Target profile used when compiling (`queue` or `absolute`).
         #[arg(long, value_name = "PROFILE", default_value = "absolute", value_parser = parse_profile)]
         target_profile: NamingModel,
+        /// Print a progress line every BUNDLES bundles whatever standard error is (for tests;
+        /// on a terminal, runs longer than a second show one without it).
+        #[arg(long, hide = true, value_name = "BUNDLES")]
+        progress_interval: Option<std::num::NonZeroUsize>,
     },
     /// Compile a kernel and check it bit for bit against the reference evaluator of its
     /// unoptimised source, on random inputs with edge values.
@@ -190,13 +194,14 @@ fn main() -> ExitCode {
             format,
             opt_level,
             target_profile,
+            progress_interval,
         }) => run_kernel(
             &kernel,
             &args,
             function.as_deref(),
-            out_dir.as_deref(),
-            format,
+            (out_dir.as_deref(), format),
             (opt_level, target_profile),
+            progress_interval.map(usize::from),
         ),
         Some(Command::Verify {
             input,
@@ -390,9 +395,9 @@ fn run_kernel(
     path: &str,
     args: &[String],
     function: Option<&str>,
-    out_dir: Option<&Path>,
-    format: RunFormat,
+    (out_dir, format): (Option<&Path>, RunFormat),
     compile: (u8, NamingModel),
+    progress_interval: Option<usize>,
 ) -> Result<bool, String> {
     let (file, bytes) = read_input(path)?;
     let kernels = if bytes.starts_with(b"\x7fELF") {
@@ -484,7 +489,14 @@ fn run_kernel(
         return Err(format!("error: no --arg for {}", missing.join(", ")));
     }
     let inputs: Vec<Vec<u64>> = inputs.into_iter().flatten().collect();
-    let run = exec::execute(kernel, &inputs).map_err(|e| format!("error: {e}"))?;
+    let run = match progress::Progress::new(progress_interval) {
+        // The display is dropped (its line cleared) before anything else is printed.
+        Some((mut shown, every)) => {
+            exec::execute_observed(kernel, &inputs, every, |n| shown.report(n))
+        }
+        None => exec::execute(kernel, &inputs),
+    }
+    .map_err(|e| format!("error: {e}"))?;
     if let Some(dir) = out_dir.filter(|_| run.fault.is_none()) {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("error: cannot create '{}': {e}", dir.display()))?;
