@@ -109,15 +109,26 @@ fn the_c_program_calls_every_function_of_the_header() {
     }
 }
 
+/// Every C example of the README, with what each prints (worked out by hand): the tile kernel's
+/// `r0 = x * v`, and the GM kernel's `out = 2 x[2, :]` (x[r, c] = 8r + c) and its fault.
 #[test]
-fn the_readme_c_example_compiles_and_runs() {
+fn the_readme_c_examples_compile_and_run() {
     let readme = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
     let text = std::fs::read_to_string(readme).unwrap();
-    let start = text.find("```c\n").expect("the README has a C example") + 5;
-    let end = start + text[start..].find("```").unwrap();
-    let work = tempfile::tempdir().unwrap();
-    let source = work.path().join("readme.c");
-    std::fs::write(&source, &text[start..end]).unwrap();
-    let out = compile_and_run(&source, work.path());
-    assert!(out.contains("r0 = [[2, 4, 6, 8], [1, 1, 1, 1]]"), "{out}");
+    let blocks: Vec<&str> = text
+        .split("```c\n")
+        .skip(1)
+        .map(|b| &b[..b.find("```").unwrap()])
+        .collect();
+    let expected = [
+        "r0 = [[2, 4, 6, 8], [1, 1, 1, 1]]\n",
+        "out = [32, 34, 36, 38, 40, 42, 44, 46]\nFault_DataPage in bundle 0 at 0x10080\n",
+    ];
+    assert_eq!(blocks.len(), expected.len(), "the README's C examples");
+    for (block, want) in blocks.iter().zip(expected) {
+        let work = tempfile::tempdir().unwrap();
+        let source = work.path().join("readme.c");
+        std::fs::write(&source, block).unwrap();
+        assert_eq!(compile_and_run(&source, work.path()), want);
+    }
 }

@@ -529,7 +529,7 @@ pub fn scalar_bits(ty: ScalarType, number: Number) -> Result<u64, String> {
             };
         }
         (TypeClass::Signed | TypeClass::Unsigned | TypeClass::Other, Number::Float(v)) => {
-            return Err(format!("{v} is not an integer; {dtype} takes one"))
+            return Err(format!("{v:?} is not an integer"))
         }
     };
     let format = ptoc_runtime::numerics::format::format_of(dtype)

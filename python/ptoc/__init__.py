@@ -12,6 +12,11 @@
 [[-0.0, -1.0, -2.0, -3.0], [-4.0, -5.0, -6.0, -7.0]]
 >>> ptoc.verify(src, trials=20)
 
+Kernels over global memory take numpy arrays for their memref arguments (the whole buffer) and
+Python numbers for their scalar arguments; every memref the kernel stores to comes back, by its
+argument's name, next to the result tiles. Until MLIR sources lower to such kernels they can be
+written in PTO assembly (:func:`assemble`), as ``ptoc asm`` takes it.
+
 Every call releases the GIL while it compiles or runs and shares nothing with other calls, so
 threads run in parallel. Elements whose type numpy lacks (bf16, f8E4M3FN, f8E5M2, tf32, hf32)
 travel as raw unsigned bits of their width, or as ``ml_dtypes`` arrays when that package is
@@ -30,6 +35,7 @@ from . import _ptoc
 from ._errors import CompileError, Diagnostic, FaultError, RunError, VerifyError
 
 __all__ = [
+    "assemble",
     "compile",
     "run",
     "verify",
@@ -79,11 +85,21 @@ def compile(
     opt_level: int = 2,
     pipeline: Optional[str] = None,
     pe_mask: str = "1111",
+    target_profile: Optional[str] = None,
 ) -> Union[bytes, str]:
     """Compile MLIR ``source``: ``bytes`` of an ELF object for ``emit="obj"``, ``str`` for
-    ``"asm"``, ``"words"`` and ``"mlir"``. Raises :class:`CompileError` (with
-    ``.diagnostics``) when it does not compile, ``ValueError`` for options that cannot run."""
-    return _ptoc.compile(source, filename, emit, opt_level, pipeline, pe_mask)
+    ``"asm"``, ``"words"`` and ``"mlir"``. ``target_profile`` (``"queue"`` or ``"absolute"``;
+    ``None`` for the default) is how the target names tiles, recorded in the object. Raises
+    :class:`CompileError` (with ``.diagnostics``) when it does not compile, ``ValueError`` for
+    options that cannot run."""
+    return _ptoc.compile(source, filename, emit, opt_level, pipeline, pe_mask, target_profile)
+
+
+def assemble(source: str, filename: str = "<string>") -> bytes:
+    """The ELF object of PTO assembly ``source`` (canonical syntax or the spec's variants, with
+    ``.kernel``, ``.profile``, ``.memref``, ``.scalar`` ... directives), as ``ptoc asm`` writes
+    it; :func:`run` runs it. Raises :class:`CompileError` with located diagnostics."""
+    return _ptoc.assemble(source, filename)
 
 
 def _element_type(array: np.ndarray) -> str:
@@ -102,27 +118,38 @@ def _result_array(dtype: str, rows: int, cols: int, data: bytes) -> np.ndarray:
 
 def run(
     obj_or_source: Union[bytes, str],
-    inputs: Mapping[Union[str, int], np.ndarray],
+    inputs: Mapping[Union[str, int], Union[np.ndarray, int, float]],
     function: Optional[str] = None,
     filename: str = "<string>",
 ) -> Dict[str, np.ndarray]:
     """Run a kernel on the interpreter.
 
-    ``obj_or_source`` is an object from :func:`compile` or MLIR source text (compiled first).
-    ``inputs`` maps each argument, by source name (``"x"`` for ``%x``) or position (``0``), to
-    its valid region: a 2-D array of its shape (or 1-D of that many elements) whose dtype is
-    the element type's, or the unsigned integer of its width for raw bits (``bool``, or
-    ``uint8`` 0s and 1s, for a predicate). Returns each result by the name ``ptoc run`` uses
-    (``"r0"``, ...) as a typed array (``bool`` for a predicate). Raises :class:`RunError`
-    for inputs the kernel cannot take, :class:`FaultError` when it faults,
-    :class:`CompileError` for source that does not compile."""
-    packed = []
+    ``obj_or_source`` is an object from :func:`compile` or :func:`assemble`, or MLIR source
+    text (compiled first). ``inputs`` maps each argument, by source name (``"x"`` for ``%x``)
+    or position (``0``), to its value: for a tile its valid region, for a memref the whole
+    buffer, as a 2-D array of that shape (or 1-D of that many elements) whose dtype is the
+    element type's, or the unsigned integer of its width for raw bits (``bool``, or ``uint8``
+    0s and 1s, for a predicate); for a scalar a Python ``int`` or ``float`` (rounded once to a
+    float type; an integer must fit an integer type) or a numpy scalar of its type. Returns
+    each result tile by the name ``ptoc run`` uses (``"r0"``, ...) and each memref the kernel
+    stores to by its argument's name, as typed arrays (``bool`` for a predicate). Raises
+    :class:`RunError` for inputs the kernel cannot take, :class:`FaultError` when it faults
+    (with the GM ``address`` of a GM fault), :class:`CompileError` for source that does not
+    compile."""
+    packed, numbers = [], []
     for name, value in inputs.items():
+        if isinstance(value, (int, float)) and not isinstance(value, np.generic):
+            numbers.append((str(name), value))
+            continue
         array = np.asarray(value)
         array = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("="))
         packed.append((str(name), _element_type(array), list(array.shape), array.tobytes()))
-    _flags, results = _ptoc.run(obj_or_source, packed, function, filename)
-    return {name: _result_array(dtype, rows, cols, data) for name, dtype, rows, cols, data in results}
+    _flags, results, memrefs = _ptoc.run(obj_or_source, packed, numbers, function, filename)
+    # Result tiles win a name clash, as ptoc::Outputs::get has it.
+    return {
+        name: _result_array(dtype, rows, cols, data)
+        for name, dtype, rows, cols, data in memrefs + results
+    }
 
 
 def verify(source: str, trials: int = 200, seed: int = 0, filename: str = "<string>", opt_level: int = 2) -> None:

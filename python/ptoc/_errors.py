@@ -39,15 +39,25 @@ class RunError(ValueError):
 
 
 class FaultError(RuntimeError):
-    """The kernel faulted: ``fault_class`` (``"Fault_TileLegality"``, ...), the faulting
-    ``bundle`` and the ``reason``; ``flags`` are the sticky status flags at the fault."""
+    """The kernel faulted: ``fault_class`` (``"Fault_TileLegality"``, ``"Fault_DataPage"``,
+    ...), the faulting ``bundle``, the GM byte ``address`` of a GM fault (``None`` otherwise)
+    and the ``reason``; ``flags`` are the sticky status flags at the fault."""
 
-    def __init__(self, message: str, fault_class: str, bundle: int, reason: str, flags: int):
+    def __init__(
+        self,
+        message: str,
+        fault_class: str,
+        bundle: int,
+        reason: str,
+        flags: int,
+        address: Optional[int] = None,
+    ):
         super().__init__(message)
         self.fault_class = fault_class
         self.bundle = bundle
         self.reason = reason
         self.flags = flags
+        self.address = address
 
 
 class VerifyError(Exception):

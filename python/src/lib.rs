@@ -1,12 +1,16 @@
 //! `ptoc._ptoc`, the native half of the Python package: compile, run and verify on buffers.
 //!
-//! `ptoc/__init__.py` turns numpy arrays into (name, dtype, shape, bytes) tuples and back, and
-//! defines the exception classes this module raises. Every function copies its arguments into
+//! `ptoc/__init__.py` turns numpy arrays into (name, dtype, shape, bytes) tuples and back (Python
+//! numbers for scalar arguments pass as they are), and defines the exception classes this module
+//! raises. Every function copies its arguments into
 //! Rust values, then releases the GIL for the whole compile or run (`Python::detach`), so calls
 //! from many threads run in parallel; each call builds its own driver, sharing nothing.
 
+use ptoc::codegen::metadata::ArgRef;
 use ptoc::codegen::Kernel;
+use ptoc::exec::Number;
 use ptoc::ir::Source;
+use ptoc::isa::profile::NamingModel;
 use ptoc::tensor::ElementType;
 use ptoc::{CompileError, Driver, Error, ExecError, Options, Tensor, VerifyError};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -81,6 +85,7 @@ fn raise(py: Python<'_>, error: Error) -> PyResult<PyErr> {
             ExecError::Fault {
                 class,
                 bundle,
+                address,
                 reason,
                 flags,
             } => errors.getattr("FaultError")?.call1((
@@ -89,6 +94,7 @@ fn raise(py: Python<'_>, error: Error) -> PyResult<PyErr> {
                 bundle,
                 reason,
                 flags,
+                address,
             ))?,
             _ => errors.getattr("RunError")?.call1((message,))?,
         },
@@ -99,7 +105,8 @@ fn raise(py: Python<'_>, error: Error) -> PyResult<PyErr> {
 
 /// `ptoc.compile`: the output as bytes (`obj`) or text.
 #[pyfunction]
-#[pyo3(signature = (source, filename, emit, opt_level, pipeline, pe_mask))]
+#[pyo3(signature = (source, filename, emit, opt_level, pipeline, pe_mask, target_profile))]
+#[allow(clippy::too_many_arguments)]
 fn compile(
     py: Python<'_>,
     source: String,
@@ -108,9 +115,21 @@ fn compile(
     opt_level: u8,
     pipeline: Option<String>,
     pe_mask: String,
+    target_profile: Option<String>,
 ) -> PyResult<Py<PyAny>> {
+    let profile = match target_profile.as_deref() {
+        None => None,
+        Some(name) => Some(NamingModel::from_name(name).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "'{name}' is not a target profile; use queue or absolute"
+            ))
+        })?),
+    };
     let compiled = py.detach(|| -> Result<(Vec<u8>, bool), Error> {
-        let options = Options::from_names(&emit, opt_level, pipeline.as_deref(), &pe_mask)?;
+        let mut options = Options::from_names(&emit, opt_level, pipeline.as_deref(), &pe_mask)?;
+        if let Some(profile) = profile {
+            options.pass_options.target_profile = profile;
+        }
         let text = options.emit.is_text();
         let driver = Driver::new(options)?;
         Ok((driver.compile(&Source::new(&source, &filename))?, text))
@@ -126,6 +145,24 @@ fn compile(
     }
 }
 
+/// `ptoc.assemble`: the ELF object of PTO assembly text, as `ptoc asm` writes it.
+#[pyfunction]
+#[pyo3(signature = (source, filename))]
+fn assemble(py: Python<'_>, source: String, filename: String) -> PyResult<Py<PyBytes>> {
+    let object = py.detach(|| ptoc::assemble(&Source::new(&source, &filename)));
+    match object {
+        Ok(bytes) => Ok(PyBytes::new(py, &bytes).unbind()),
+        Err(e) => Err(to_py(py, Error::Compile(e))),
+    }
+}
+
+/// A Python number for a scalar argument: an `int` (`bool` included) or a `float`.
+#[derive(FromPyObject)]
+enum PyNumber {
+    Int(i128),
+    Float(f64),
+}
+
 /// One input as the Python side passes it: argument name, dtype name, shape, bytes.
 type Input = (String, String, Vec<u64>, Vec<u8>);
 /// One result: name, dtype name, rows, cols, bytes.
@@ -134,16 +171,18 @@ type Output = (String, &'static str, u32, u32, Vec<u8>);
 /// One result as Python gets it.
 type PyOutput = (String, &'static str, u32, u32, Py<PyBytes>);
 
-/// `ptoc.run`: `(flags, [(name, dtype, rows, cols, bytes)])`.
+/// `ptoc.run`: `(flags, [(name, dtype, rows, cols, bytes)], [the same for stored memrefs])`.
+/// `numbers` are Python numbers for scalar arguments, by name.
 #[pyfunction]
-#[pyo3(signature = (kernel, inputs, function, filename))]
+#[pyo3(signature = (kernel, inputs, numbers, function, filename))]
 fn run(
     py: Python<'_>,
     kernel: &Bound<'_, PyAny>,
     inputs: Vec<(String, String, Vec<u64>, Bound<'_, PyBytes>)>,
+    numbers: Vec<(String, PyNumber)>,
     function: Option<String>,
     filename: String,
-) -> PyResult<(u8, Vec<PyOutput>)> {
+) -> PyResult<(u8, Vec<PyOutput>, Vec<PyOutput>)> {
     let kernel: Vec<u8> = match kernel.cast::<PyBytes>() {
         Ok(bytes) => bytes.as_bytes().to_vec(),
         Err(_) => kernel.extract::<String>()?.into_bytes(),
@@ -152,17 +191,27 @@ fn run(
         .into_iter()
         .map(|(name, dtype, shape, data)| (name, dtype, shape, data.as_bytes().to_vec()))
         .collect();
-    let ran = py.detach(|| run_inputs(&kernel, &filename, function.as_deref(), &inputs));
-    let (flags, outputs) = ran.map_err(|e| to_py(py, e))?;
-    Ok((
-        flags,
+    let numbers: Vec<(String, Number)> = numbers
+        .into_iter()
+        .map(|(name, n)| {
+            let n = match n {
+                PyNumber::Int(i) => Number::Int(i),
+                PyNumber::Float(f) => Number::Float(f),
+            };
+            (name, n)
+        })
+        .collect();
+    let ran = py.detach(|| run_inputs(&kernel, &filename, function.as_deref(), &inputs, &numbers));
+    let (flags, results, memrefs) = ran.map_err(|e| to_py(py, e))?;
+    let to_py_outputs = |outputs: Vec<Output>| -> Vec<PyOutput> {
         outputs
             .into_iter()
             .map(|(name, dtype, rows, cols, data)| {
                 (name, dtype, rows, cols, PyBytes::new(py, &data).unbind())
             })
-            .collect(),
-    ))
+            .collect()
+    };
+    Ok((flags, to_py_outputs(results), to_py_outputs(memrefs)))
 }
 
 fn run_inputs(
@@ -170,40 +219,68 @@ fn run_inputs(
     filename: &str,
     function: Option<&str>,
     inputs: &[Input],
-) -> Result<(u8, Vec<Output>), Error> {
+    numbers: &[(String, Number)],
+) -> Result<(u8, Vec<Output>, Vec<Output>), Error> {
     let driver = Driver::new(Options::default())?;
     let kernels = driver.load_kernels(kernel, filename)?;
     let kernel = ptoc::select_kernel(&kernels, function)?;
-    let tensors = inputs
+    let mut tensors = inputs
         .iter()
-        .map(|(name, dtype, shape, data)| input_tensor(kernel, name, dtype, shape, data))
+        .map(|(name, dtype, shape, data)| {
+            input_tensor(kernel, name, dtype, shape, data).map(|t| (name.as_str(), t))
+        })
         .collect::<Result<Vec<_>, Error>>()?;
-    let named: Vec<(&str, &Tensor)> = inputs
-        .iter()
-        .zip(&tensors)
-        .map(|((name, ..), t)| (name.as_str(), t))
-        .collect();
+    for (name, number) in numbers {
+        tensors.push((name, scalar_tensor(kernel, name, *number)?));
+    }
+    let named: Vec<(&str, &Tensor)> = tensors.iter().map(|(name, t)| (*name, t)).collect();
     let outputs = ptoc::run_named(kernel, &named)?;
-    Ok((
-        outputs.flags,
-        outputs
-            .results
+    let list = |tensors: Vec<(String, Tensor)>| -> Vec<Output> {
+        tensors
             .into_iter()
             .map(|(name, t)| {
-                (
-                    name,
-                    t.element_type().mlir_name(),
-                    t.rows(),
-                    t.cols(),
-                    t.to_bytes(),
-                )
+                let dtype = t.element_type().mlir_name();
+                (name, dtype, t.rows(), t.cols(), t.to_bytes())
             })
-            .collect(),
-    ))
+            .collect()
+    };
+    Ok((outputs.flags, list(outputs.results), list(outputs.memrefs)))
 }
 
-/// The tensor of one input: a 2-D array is its own shape; a 1-D one takes its argument's valid
-/// shape when it has that many elements (as `ptoc run` reads a 1-D `.npy`).
+/// The 1×1 tensor of a Python number given for the scalar argument `name`.
+fn scalar_tensor(kernel: &Kernel, name: &str, number: Number) -> Result<Tensor, Error> {
+    let order = kernel.meta.argument_order();
+    let refused = |arg: ArgRef, reason: String| {
+        Error::Exec(ExecError::Load {
+            argument: ptoc::exec::describe_argument(kernel, arg),
+            reason,
+        })
+    };
+    let Some(index) = ptoc::exec::argument_index(kernel, name) else {
+        return Err(Error::Exec(ExecError::UnknownArgument {
+            kernel: kernel.name.clone(),
+            name: name.to_string(),
+            known: order
+                .iter()
+                .map(|&a| ptoc::exec::describe_argument(kernel, a))
+                .collect(),
+        }));
+    };
+    let arg = order[index];
+    let ty = match arg {
+        ArgRef::Scalar(i) => kernel.meta.scalars[i].ty,
+        ArgRef::Tile(_) | ArgRef::MemRef(_) => {
+            return Err(refused(arg, "takes an array, not a number".into()))
+        }
+    };
+    let bits = ptoc::exec::scalar_bits(ty, number).map_err(|e| refused(arg, e))?;
+    let (_, element) = ptoc::exec::argument_input(kernel, arg);
+    Ok(Tensor::from_bits(element, 1, 1, vec![bits])?)
+}
+
+/// The tensor of one input: a 2-D array is its own shape; a 1-D one takes its argument's shape
+/// (a tile's valid region, a memref's) when it has that many elements (as `ptoc run` reads a
+/// 1-D `.npy`); a 0-D one (a numpy scalar) is 1×1.
 fn input_tensor(
     kernel: &Kernel,
     name: &str,
@@ -223,12 +300,13 @@ fn input_tensor(
     let (rows, cols) = match *shape {
         [rows, cols] => (narrow(rows)?, narrow(cols)?),
         [n] => {
+            let order = kernel.meta.argument_order();
             let valid = ptoc::exec::argument_index(kernel, name)
-                .map(|i| &kernel.meta.args[i])
-                .map(|a| (a.valid_rows, a.valid_cols))
+                .map(|i| ptoc::exec::argument_input(kernel, order[i]).0)
                 .filter(|&(r, c)| r as u64 * c as u64 == n);
             valid.unwrap_or((1, narrow(n)?))
         }
+        [] => (1, 1),
         _ => {
             return Err(bad(format!(
                 "a {}-D array; give the valid region as a 2-D (or 1-D) array",
@@ -304,6 +382,7 @@ fn verify_against(
 #[pymodule]
 fn _ptoc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compile, m)?)?;
+    m.add_function(wrap_pyfunction!(assemble, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(verify, m)?)?;
     m.add_function(wrap_pyfunction!(verify_against, m)?)?;

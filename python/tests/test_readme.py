@@ -1,13 +1,14 @@
-"""The README's Python example, exactly as printed there."""
+"""The README's Python examples, exactly as printed there."""
 
 from conftest import REPO
 
 
-def test_the_readme_python_example_runs():
+def test_the_readme_python_examples_run():
     text = (REPO / "README.md").read_text()
-    start = text.index("```python\n") + len("```python\n")
-    code = text[start : text.index("```", start)]
-    exec(compile(code, "README.md (Python example)", "exec"), {})
+    blocks = [b[: b.index("```")] for b in text.split("```python\n")[1:]]
+    assert len(blocks) == 2  # a tile kernel, a kernel over global memory
+    for i, code in enumerate(blocks):
+        exec(compile(code, f"README.md (Python example {i + 1})", "exec"), {})
 
 
 def test_the_package_docstring_example_runs():
