@@ -90,3 +90,25 @@ def test_target_profile_is_recorded(profile):
 def test_an_unknown_target_profile_is_a_value_error():
     with pytest.raises(ValueError, match="'fifo' is not a target profile"):
         ptoc.compile(scale_source(), target_profile="fifo")
+
+
+def test_float_scalars_round_once_to_their_type():
+    # test/runtime/tile-scalar.s: out = min(max(x * alpha + beta, +0), hi), shifted = (x - beta)
+    # / alpha, fill = hi. alpha = 0.1 is not an FP32 value: it rounds once (RNE) to 0x3dcccccd,
+    # and every op then rounds once, as numpy's float32 arithmetic does.
+    obj = ptoc.assemble((REPO / "test" / "runtime" / "tile-scalar.s").read_text())
+    zeros = np.zeros((4, 8), np.float32)
+    args = {"x": X, "out": zeros, "shifted": zeros, "fill": np.zeros((1, 8), np.float32)}
+    out = ptoc.run(obj, {**args, "alpha": 0.1, "beta": -1, "hi": 4})
+    alpha, beta, hi = np.float32(0.1), np.float32(-1), np.float32(4)
+    assert alpha.view(np.uint32) == 0x3DCCCCCD
+    want = np.minimum(np.maximum(X * alpha + beta, np.float32(0)), hi)
+    assert out["out"].view(np.uint32).tolist() == want.view(np.uint32).tolist()
+    shifted = (X - beta) / alpha
+    assert out["shifted"].view(np.uint32).tolist() == shifted.view(np.uint32).tolist()
+    assert out["fill"].tolist() == [[4.0] * 8]
+    # A numpy scalar of the type passes as it is; an int without an exact binary64 value fails.
+    again = ptoc.run(obj, {**args, "alpha": alpha, "beta": np.float32(-1), "hi": np.float32(4)})
+    assert all(again[k].tobytes() == out[k].tobytes() for k in out)
+    with pytest.raises(ptoc.RunError, match="has no exact binary64 value"):
+        ptoc.run(obj, {**args, "alpha": 2**53 + 1, "beta": -1, "hi": 4})
