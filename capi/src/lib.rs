@@ -714,18 +714,8 @@ unsafe fn input_tensor(
             Failure::invalid(format!("{} '{d}' is not an element type", what("dtype")))
         })?,
         None => {
-            let order = kernel.meta.argument_order();
-            let index = ptoc::exec::argument_index(kernel, &name).ok_or_else(|| {
-                Failure::from(ExecError::UnknownArgument {
-                    kernel: kernel.name.clone(),
-                    name: name.clone(),
-                    known: order
-                        .iter()
-                        .map(|&a| ptoc::exec::describe_argument(kernel, a))
-                        .collect(),
-                })
-            })?;
-            ptoc::exec::argument_input(kernel, order[index]).1
+            let (_, arg) = ptoc::exec::named_argument(kernel, &name)?;
+            ptoc::exec::argument_input(kernel, arg).1
         }
     };
     if t.data.is_null() {

@@ -176,6 +176,23 @@ pub fn argument_index(kernel: &Kernel, name: &str) -> Option<usize> {
         .or_else(|| name.parse().ok().filter(|&i: &usize| i < order.len()))
 }
 
+/// The argument `name` names (by source name or position) and its position, or
+/// [`ExecError::UnknownArgument`] listing the kernel's arguments.
+pub fn named_argument(kernel: &Kernel, name: &str) -> Result<(usize, ArgRef), ExecError> {
+    let order = kernel.meta.argument_order();
+    match argument_index(kernel, name) {
+        Some(index) => Ok((index, order[index])),
+        None => Err(ExecError::UnknownArgument {
+            kernel: kernel.name.clone(),
+            name: name.to_string(),
+            known: order
+                .iter()
+                .map(|&a| describe_argument(kernel, a))
+                .collect(),
+        }),
+    }
+}
+
 /// The source name of an argument.
 pub fn argument_name(kernel: &Kernel, arg: ArgRef) -> &str {
     match arg {
@@ -438,11 +455,7 @@ pub fn run_named(kernel: &Kernel, inputs: &[(&str, &Tensor)]) -> Result<Outputs,
     let describe = |i: usize| describe_argument(kernel, order[i]);
     let mut ordered: Vec<Option<&Tensor>> = vec![None; order.len()];
     for &(name, tensor) in inputs {
-        let index = argument_index(kernel, name).ok_or_else(|| ExecError::UnknownArgument {
-            kernel: kernel.name.clone(),
-            name: name.to_string(),
-            known: (0..order.len()).map(describe).collect(),
-        })?;
+        let (index, _) = named_argument(kernel, name)?;
         if ordered[index].replace(tensor).is_some() {
             return Err(ExecError::DuplicateArgument {
                 argument: describe(index),

@@ -249,24 +249,13 @@ fn run_inputs(
 
 /// The 1×1 tensor of a Python number given for the scalar argument `name`.
 fn scalar_tensor(kernel: &Kernel, name: &str, number: Number) -> Result<Tensor, Error> {
-    let order = kernel.meta.argument_order();
     let refused = |arg: ArgRef, reason: String| {
         Error::Exec(ExecError::Load {
             argument: ptoc::exec::describe_argument(kernel, arg),
             reason,
         })
     };
-    let Some(index) = ptoc::exec::argument_index(kernel, name) else {
-        return Err(Error::Exec(ExecError::UnknownArgument {
-            kernel: kernel.name.clone(),
-            name: name.to_string(),
-            known: order
-                .iter()
-                .map(|&a| ptoc::exec::describe_argument(kernel, a))
-                .collect(),
-        }));
-    };
-    let arg = order[index];
+    let (_, arg) = ptoc::exec::named_argument(kernel, name)?;
     let ty = match arg {
         ArgRef::Scalar(i) => kernel.meta.scalars[i].ty,
         ArgRef::Tile(_) | ArgRef::MemRef(_) => {
@@ -300,9 +289,9 @@ fn input_tensor(
     let (rows, cols) = match *shape {
         [rows, cols] => (narrow(rows)?, narrow(cols)?),
         [n] => {
-            let order = kernel.meta.argument_order();
-            let valid = ptoc::exec::argument_index(kernel, name)
-                .map(|i| ptoc::exec::argument_input(kernel, order[i]).0)
+            let valid = ptoc::exec::named_argument(kernel, name)
+                .ok()
+                .map(|(_, arg)| ptoc::exec::argument_input(kernel, arg).0)
                 .filter(|&(r, c)| r as u64 * c as u64 == n);
             valid.unwrap_or((1, narrow(n)?))
         }
