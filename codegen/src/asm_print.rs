@@ -193,7 +193,11 @@ fn print_header(out: &mut String, k: &Kernel) {
 fn print_bundle(out: &mut String, b: &Bundle) {
     out.push('\n');
     if let Some(o) = &b.origin {
-        let mut comment = format!("; %{} = {}", o.value, o.op);
+        // An op without a result (a store, a loop) is named by itself.
+        let mut comment = match o.value.is_empty() {
+            true => format!("; {}", o.op),
+            false => format!("; %{} = {}", o.value, o.op),
+        };
         if o.loc.is_known() {
             let _ = write!(comment, "  ({})", o.loc);
         }

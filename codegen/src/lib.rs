@@ -11,6 +11,7 @@ pub mod asm_parse;
 pub mod asm_print;
 pub mod elf;
 pub mod lower;
+pub mod lower_gm;
 pub mod metadata;
 mod syntax;
 
@@ -18,6 +19,7 @@ pub use asm_parse::assemble;
 pub use asm_print::{disassemble, format_word, print_asm, print_words};
 pub use elf::{read_elf, write_elf, ElfError, E_MACHINE_PTO};
 pub use lower::lower_function;
+pub use lower_gm::lower_gm_kernel;
 pub use metadata::{
     is_tile_name, KernelMeta, MetaError, TileMeta, METADATA_SECTION, METADATA_VERSION,
 };

@@ -195,7 +195,7 @@ fn int_attr(attrs: &BTreeMap<String, Attr>, key: &str) -> Result<i64, String> {
 }
 
 /// The placement and shape of a value from its type and allocation attributes.
-fn tile_meta(
+pub(crate) fn tile_meta(
     name: String,
     ty: &TileType,
     attrs: &BTreeMap<String, Attr>,
@@ -323,7 +323,7 @@ fn lower_op(
             op.operands.len()
         )));
     }
-    let mut sources = Vec::new();
+    let mut sources: Vec<&TileMeta> = Vec::new();
     for (role, v) in info.sources.iter().zip(&op.operands) {
         let t = tiles.get(v).ok_or_else(|| {
             let what = match func.value(*v).def {
@@ -340,6 +340,25 @@ fn lower_op(
     let result = tiles
         .get(&op.result)
         .ok_or_else(|| err("the result has no register".to_string()))?;
+    tile_bundle(
+        op.info, op.control, &op.attrs, &op.loc, &sources, result, mask,
+    )
+}
+
+/// The words of one tile bundle (docs/isa.md §1.3, §9 decision 17): `info`'s op with `control`,
+/// reading `sources` (catalogue order, each by the code that names it) and writing `result`;
+/// `attrs` carries the op's comparison (`pto.cmode`). Shared by straight-line kernels and GM
+/// kernels.
+pub(crate) fn tile_bundle(
+    info: &'static ptoc_isa::OpInfo,
+    control: NumericControl,
+    attrs: &BTreeMap<String, Attr>,
+    loc: &ptoc_ir::Location,
+    sources: &[&TileMeta],
+    result: &TileMeta,
+    mask: PeMask,
+) -> Result<Vec<Instruction>, Diagnostic> {
+    let err = |m: String| Diagnostic::error(loc.clone(), m);
     // BSTART's DataType and the B.DIM geometry come from the typed source (TSEL's true
     // source, not its predicate).
     let Some(src0) = sources.get(info.typed_source()) else {
@@ -348,7 +367,7 @@ fn lower_op(
     check_result_type(info.result, src0.dtype, result.dtype).map_err(err)?;
     // The relation of an op that reads B.DATR CMode (TCMP).
     let cmode = if info.kind.datr_fields().cmode {
-        Some(match op.attrs.get(CMODE_ATTR) {
+        Some(match attrs.get(CMODE_ATTR) {
             Some(Attr::Str(name)) => CmpMode::from_mlir_name(name)
                 .ok_or_else(|| err(format!("{CMODE_ATTR} = {name:?} is not a comparison")))?,
             _ => {
@@ -376,9 +395,7 @@ fn lower_op(
     }
     let datr = match tlsu {
         true => None,
-        false => {
-            datr_for(info.kind, op.control, src0.dtype, result.dtype, result.pad).map_err(err)?
-        }
+        false => datr_for(info.kind, control, src0.dtype, result.dtype, result.pad).map_err(err)?,
     };
     if let Some(datr) = with_cmode(datr, cmode) {
         insts.push(Instruction::BDatr(datr));
@@ -387,7 +404,7 @@ fn lower_op(
     let full = if info.result == ResultKind::Broadcast {
         result
     } else {
-        *src0
+        src0
     };
     for (lb, value, needed) in [
         (0, full.valid_cols, true),

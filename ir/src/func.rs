@@ -46,6 +46,9 @@ pub mod alloc_attrs {
     /// On the function: the target profile's naming model (`"queue"`, `"absolute"`; docs/isa.md
     /// §9 decisions 1–2); absent means absolute.
     pub const PROFILE: &str = "pto.profile";
+    /// On a GM kernel's op that reads tiles: the code naming each tile operand when the op
+    /// reads it, comma-separated (`"T#2,U#1"`); kernels with loops cannot be replayed.
+    pub const SRCS: &str = "pto.srcs";
 }
 
 /// The attributes that spell an op's numeric control (B.DATR RMode and Sat) in MLIR:

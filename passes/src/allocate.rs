@@ -18,7 +18,7 @@ use crate::rules::{
 };
 use crate::verify::{verify_function, Stage};
 use crate::{Pass, PassContext};
-use ptoc_ir::{Attr, Diagnostic, Function, Location, OpId, ValueDef, ValueId};
+use ptoc_ir::{Attr, Diagnostic, Function, GmKernel, Location, OpId, ValueDef, ValueId};
 use ptoc_isa::geometry::{LOCAL_REGISTERS, REGISTERS_PER_HAND};
 use ptoc_isa::ops::by_kind;
 use ptoc_isa::profile::NamingModel;
@@ -87,6 +87,16 @@ impl Pass for Allocate {
         );
         ctx.record(self.name(), "capacity-bytes", alloc.capacity_bytes);
         apply(func, &alloc);
+        Ok(())
+    }
+    fn run_gm(&self, kernel: &mut GmKernel, ctx: &mut PassContext) -> Result<(), Vec<Diagnostic>> {
+        let stats = crate::gm_allocate::allocate_gm(
+            kernel,
+            ctx.options.pe_mask,
+            ctx.options.target_profile,
+        )?;
+        ctx.record(self.name(), "tiles-allocated", stats.pushes);
+        ctx.record(self.name(), "capacity-bytes", stats.peak_bytes);
         Ok(())
     }
 }

@@ -1,0 +1,339 @@
+//! GM kernels end to end without MLIR: built with `ptoc_ir::gm_build`, allocated by
+//! `pto-allocate`'s GM path, lowered by `lower_gm_kernel`, executed by the interpreter, and
+//! compared with values computed here by plain loops over f32 (add, max and min are exact per
+//! element, so the comparison is bit for bit).
+
+use ptoc_codegen::{lower_gm_kernel, Kernel};
+use ptoc_ir::gm_build::GmBuilder;
+use ptoc_ir::{ArithOp, GmKernel, ScalarType};
+use ptoc_isa::profile::NamingModel;
+use ptoc_isa::{FaultClass, PeMask};
+use ptoc_passes::gm_allocate::allocate_gm;
+use ptoc_runtime::{Fault, Machine};
+
+fn compile(mut k: GmKernel, naming: NamingModel) -> Result<Kernel, Vec<String>> {
+    allocate_gm(&mut k, PeMask::ALL_PES, naming).map_err(|e| {
+        e.iter()
+            .map(|d| format!("{}: {}", d.loc, d.message))
+            .collect::<Vec<_>>()
+    })?;
+    lower_gm_kernel(&k).map_err(|e| e.iter().map(|d| d.message.clone()).collect())
+}
+
+/// A memref argument's contents, or a scalar argument's value.
+enum Arg {
+    F32(Vec<f32>),
+    Scalar(u64),
+}
+
+/// Run `kernel` with `args` in position order; the stored memrefs' contents, or the fault.
+/// `tamper` may change a GPR after the loader set it (to misplace a base).
+fn run_with(
+    kernel: &Kernel,
+    args: &[Arg],
+    tamper: impl FnOnce(&mut Machine),
+) -> Result<Vec<Vec<f32>>, Fault> {
+    let mut m = Machine::with_naming(kernel.meta.profile);
+    let mut bases = Vec::new();
+    for mr in &kernel.meta.memrefs {
+        let Arg::F32(values) = &args[mr.position] else {
+            panic!("memref {} needs values", mr.name)
+        };
+        assert_eq!(values.len(), (mr.rows * mr.cols) as usize);
+        let bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let base = m.map_gm(bytes);
+        m.set_gpr(mr.gpr as usize, base);
+        bases.push(base);
+    }
+    for s in &kernel.meta.scalars {
+        let Arg::Scalar(v) = &args[s.position] else {
+            panic!("scalar {} needs a value", s.name)
+        };
+        m.set_gpr(s.gpr as usize, *v);
+    }
+    tamper(&mut m);
+    m.run(&kernel.words())?;
+    Ok(kernel
+        .meta
+        .memrefs
+        .iter()
+        .zip(&bases)
+        .filter(|(mr, _)| mr.stored)
+        .map(|(_, &b)| {
+            m.gm_buffer(b)
+                .unwrap()
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+                .collect()
+        })
+        .collect())
+}
+
+fn run(kernel: &Kernel, args: &[Arg]) -> Result<Vec<Vec<f32>>, Fault> {
+    run_with(kernel, args, |_| {})
+}
+
+/// Small integers and halves: exact in f32, so sums and maxima are exact.
+fn data(n: usize, seed: u32) -> Vec<f32> {
+    (0..n)
+        .map(|i| {
+            let h = (i as u32)
+                .wrapping_mul(2_654_435_761)
+                .wrapping_add(seed * 40_503)
+                >> 20;
+            (h % 200) as f32 / 2.0 - 50.0
+        })
+        .collect()
+}
+
+/// `for i in 0..n: out[i, :] = max(x[i, :], y[i, :]) + x[i, :]` over 16 columns.
+fn rows_kernel(rows: u32) -> GmKernel {
+    let mut b = GmBuilder::new("rows");
+    let ty = format!("memref<{rows}x16xf32>");
+    let x = b.memref("x", &ty);
+    let y = b.memref("y", &ty);
+    let out = b.memref("out", &ty);
+    let n = b.scalar("n", ScalarType::Index);
+    let (c0, c1) = (b.index(0), b.index(1));
+    b.for_loop(c0, n, c1, &[], |b, i, _| {
+        let tx = b.load(x, i, c0, "1x16xf32");
+        let ty = b.load(y, i, c0, "1x16xf32");
+        let m = b.tile("TMAX", &[tx, ty], "1x16xf32");
+        let s = b.tile("TADD", &[m, tx], "1x16xf32");
+        b.store(s, out, i, c0);
+        vec![]
+    });
+    b.finish()
+}
+
+fn rows_reference(x: &[f32], y: &[f32], n: usize, rows: usize) -> Vec<f32> {
+    let mut out = vec![0.0; rows * 16];
+    for i in 0..n.min(rows) {
+        for c in 0..16 {
+            let k = i * 16 + c;
+            out[k] = x[k].max(y[k]) + x[k];
+        }
+    }
+    out
+}
+
+#[test]
+fn a_256_iteration_loop_runs_thousands_of_tiles() {
+    let k = compile(rows_kernel(256), NamingModel::Queue).unwrap();
+    let (x, y) = (data(256 * 16, 1), data(256 * 16, 2));
+    for n in [256usize, 255, 1] {
+        let got = run(
+            &k,
+            &[
+                Arg::F32(x.clone()),
+                Arg::F32(y.clone()),
+                Arg::F32(vec![0.0; 256 * 16]),
+                Arg::Scalar(n as u64),
+            ],
+        )
+        .unwrap();
+        assert_eq!(got, vec![rows_reference(&x, &y, n, 256)], "n = {n}");
+    }
+}
+
+#[test]
+fn a_zero_trip_loop_runs_zero_times() {
+    let k = compile(rows_kernel(4), NamingModel::Queue).unwrap();
+    let (x, y) = (data(64, 3), data(64, 4));
+    let sentinel = vec![7.5; 64];
+    for n in [0u64, (-3i64) as u64] {
+        let got = run(
+            &k,
+            &[
+                Arg::F32(x.clone()),
+                Arg::F32(y.clone()),
+                Arg::F32(sentinel.clone()),
+                Arg::Scalar(n),
+            ],
+        )
+        .unwrap();
+        assert_eq!(got, vec![sentinel.clone()], "n = {}", n as i64);
+    }
+}
+
+#[test]
+fn a_loop_past_the_memref_faults_precisely_with_the_address() {
+    let k = compile(rows_kernel(4), NamingModel::Queue).unwrap();
+    let args = [
+        Arg::F32(data(64, 5)),
+        Arg::F32(data(64, 6)),
+        Arg::F32(vec![0.0; 64]),
+        Arg::Scalar(5),
+    ];
+    let f = run(&k, &args).unwrap_err();
+    assert_eq!(f.class, FaultClass::DataPage, "{f}");
+    let x_base = {
+        let mut m = Machine::new();
+        m.map_gm(vec![0; 256])
+    };
+    // Row 4 of x: 4 rows of 64 bytes past its base.
+    assert_eq!(f.address, Some(x_base + 4 * 64), "{f}");
+}
+
+#[test]
+fn a_misaligned_base_faults_at_its_first_element() {
+    let k = compile(rows_kernel(4), NamingModel::Queue).unwrap();
+    let gpr = k.meta.memrefs[0].gpr as usize;
+    let args = [
+        Arg::F32(data(64, 5)),
+        Arg::F32(data(64, 6)),
+        Arg::F32(vec![0.0; 64]),
+        Arg::Scalar(2),
+    ];
+    let mut base = 0;
+    let f = run_with(&k, &args, |m| {
+        base = m.gpr(gpr) + 2;
+        m.set_gpr(gpr, base);
+    })
+    .unwrap_err();
+    assert_eq!(f.class, FaultClass::DataAlignment, "{f}");
+    assert_eq!(f.address, Some(base), "{f}");
+}
+
+/// `acc = x[0]; for i in 1..n: acc = max(acc, x[i]); out[0] = acc` over 8-column rows.
+fn running_max(rows: u32) -> GmKernel {
+    let mut b = GmBuilder::new("running_max");
+    let x = b.memref("x", &format!("memref<{rows}x8xf32>"));
+    let out = b.memref("out", "memref<1x8xf32>");
+    let n = b.scalar("n", ScalarType::Index);
+    let (c0, c1) = (b.index(0), b.index(1));
+    let first = b.load(x, c0, c0, "1x8xf32");
+    let r = b.for_loop(c1, n, c1, &[first], |b, i, acc| {
+        let t = b.load(x, i, c0, "1x8xf32");
+        vec![b.tile("TMAX", &[acc[0], t], "1x8xf32")]
+    });
+    b.store(r[0], out, c0, c0);
+    b.finish()
+}
+
+#[test]
+fn a_loop_carried_tile_keeps_a_running_max() {
+    let rows = 40;
+    let k = compile(running_max(rows), NamingModel::Queue).unwrap();
+    let x = data(rows as usize * 8, 9);
+    for n in [40usize, 17, 2, 1, 0] {
+        let mut want = x[..8].to_vec();
+        for i in 1..n {
+            for c in 0..8 {
+                want[c] = want[c].max(x[i * 8 + c]);
+            }
+        }
+        let got = run(
+            &k,
+            &[
+                Arg::F32(x.clone()),
+                Arg::F32(vec![0.0; 8]),
+                Arg::Scalar(n as u64),
+            ],
+        )
+        .unwrap();
+        assert_eq!(got, vec![want], "n = {n}");
+    }
+}
+
+/// Nested loops with an outer tile read in the inner body and a scalar carried by the outer loop:
+/// `for i in 0..R: { b = x[i, 0:8]; col = 0; for j in 0..C/8: { out[i, col:col+8] = y[i, col..] + b;
+/// col += 8 } }`.
+#[test]
+fn nested_loops_read_outer_tiles_and_carry_scalars() {
+    let (rows, cols) = (6u32, 32u32);
+    let mut b = GmBuilder::new("nested");
+    let ty = format!("memref<{rows}x{cols}xf32>");
+    let x = b.memref("x", &ty);
+    let y = b.memref("y", &ty);
+    let out = b.memref("out", &ty);
+    let (c0, c1, c8) = (b.index(0), b.index(1), b.index(8));
+    let nr = b.index(rows as i64);
+    let nc = b.index((cols / 8) as i64);
+    b.for_loop(c0, nr, c1, &[], |b, i, _| {
+        let bias = b.load(x, i, c0, "1x8xf32");
+        b.for_loop(c0, nc, c1, &[c0], |b, _j, carried| {
+            let col = carried[0];
+            let t = b.load(y, i, col, "1x8xf32");
+            let s = b.tile("TADD", &[t, bias], "1x8xf32");
+            b.store(s, out, i, col);
+            vec![b.arith(ArithOp::AddI, col, c8)]
+        });
+        vec![]
+    });
+    let k = compile(b.finish(), NamingModel::Queue).unwrap();
+    let n = (rows * cols) as usize;
+    let (xv, yv) = (data(n, 11), data(n, 12));
+    let mut want = vec![0.0; n];
+    for i in 0..rows as usize {
+        for c in 0..cols as usize {
+            let k = i * cols as usize + c;
+            want[k] = yv[k] + xv[i * cols as usize + c % 8];
+        }
+    }
+    let got = run(&k, &[Arg::F32(xv), Arg::F32(yv), Arg::F32(vec![0.0; n])]).unwrap();
+    assert_eq!(got, vec![want]);
+}
+
+/// Under absolute naming a loop may store tiles defined before it but not produce new ones.
+#[test]
+fn absolute_naming_allows_loops_that_produce_no_tile() {
+    let mut b = GmBuilder::new("broadcast_row");
+    let x = b.memref("x", "memref<1x16xf32>");
+    let out = b.memref("out", "memref<8x16xf32>");
+    let n = b.scalar("n", ScalarType::Index);
+    let (c0, c1) = (b.index(0), b.index(1));
+    let t = b.load(x, c0, c0, "1x16xf32");
+    let d = b.tile("TADD", &[t, t], "1x16xf32");
+    b.for_loop(c0, n, c1, &[], |b, i, _| {
+        b.store(d, out, i, c0);
+        vec![]
+    });
+    let kernel = b.finish();
+    let xv = data(16, 13);
+    let row: Vec<f32> = xv.iter().map(|v| v + v).collect();
+    for naming in [NamingModel::AbsoluteNoFree, NamingModel::Queue] {
+        let k = compile(kernel.clone(), naming).unwrap();
+        assert_eq!(k.meta.profile, naming);
+        let got = run(
+            &k,
+            &[
+                Arg::F32(xv.clone()),
+                Arg::F32(vec![0.0; 128]),
+                Arg::Scalar(5),
+            ],
+        )
+        .unwrap();
+        let mut want = row.repeat(5);
+        want.resize(128, 0.0);
+        assert_eq!(got, vec![want], "{naming:?}");
+    }
+    // A loop that loads is refused under absolute naming, at the load.
+    let err = compile(rows_kernel(4), NamingModel::AbsoluteNoFree).unwrap_err();
+    assert!(
+        err[0].starts_with("rows.mlir:5:3: this op writes a tile inside a loop"),
+        "{err:?}"
+    );
+}
+
+/// A kernel whose live tiles cannot fit is a located error, not a fault at run time.
+#[test]
+fn capacity_is_proved_or_refused_at_the_op() {
+    // Five 64 KiB-per-PE tiles alive at once: 5 × 64 KiB × 4 PEs.
+    let mut b = GmBuilder::new("big");
+    let x = b.memref("x", "memref<128x128xf32>");
+    let out = b.memref("out", "memref<128x128xf32>");
+    let c0 = b.index(0);
+    let t = b.load(x, c0, c0, "128x128xf32");
+    let u = b.tile("TADD", &[t, t], "128x128xf32");
+    b.store(u, out, c0, c0);
+    let err = compile(b.finish(), NamingModel::Queue).unwrap_err();
+    assert!(
+        err[0].starts_with("big.mlir:4:3: the tiles that may still be allocated here need"),
+        "{err:?}"
+    );
+    assert!(
+        err[0].contains("[core-capacity, Fault_TileAllocation]"),
+        "{err:?}"
+    );
+}

@@ -1,0 +1,872 @@
+//! `pto-allocate` on GM kernels (design §10): SizeCodes, hands and source codes for every tile of
+//! a kernel with loops, under either target profile (docs/isa.md §9 decisions 1–2, §17).
+//!
+//! The same words run every iteration, so a B.IOT source code must name the same value at every
+//! back edge. Under `queue` naming the pass makes that true by construction:
+//! 1. every tile that lives across a loop boundary (read in the body, or defined before the loop
+//!    and read after it) becomes a loop-carried value, so tiles cross loops only as carried
+//!    values;
+//! 2. at loop entry the carried tiles are re-pushed (TMOV) onto one hand in a canonical order,
+//!    and at the end of the body the yielded tiles are re-pushed in the same order onto the same
+//!    hand: every iteration starts, and the loop exits (after any trip count, zero included),
+//!    with the carried values at the same ages;
+//! 3. each straight-line stretch is planned by the rule of `queue_plan`: a push goes to a hand
+//!    whose oldest entry is dead, else the hand with the fewest live oldest tiles is rotated by
+//!    TMOV re-pushes.
+//!
+//! Ages are tracked assuming every hand may be full (a tile is reachable while at most 15 newer
+//! ones were pushed on its hand), which holds whatever the trip counts. Capacity is proved by an
+//! abstract interpretation that keeps, per hand and age, the largest footprint any path can leave
+//! there (loops to a fixed point); a kernel that could exceed the core's capacity is a located
+//! error.
+//!
+//! Under `absolute` naming no register is ever freed, so a loop body may produce no tile at all
+//! (it may load scalars, store tiles defined before the loop, and carry tiles unchanged).
+//!
+//! Results, as attributes: on every op that writes a tile `pto.dst` (the code naming it right
+//! after its push: `H#1` under queue, its register under absolute), `pto.tsize`, `pto.rows`; on
+//! every op that reads tiles `pto.srcs` (the code of each tile operand when it is read,
+//! comma-separated); on the kernel `pto.profile` and `pto.pe_mask`.
+
+use ptoc_ir::alloc_attrs::{DST, PE_MASK, PROFILE, ROWS, SRCS, TSIZE};
+use ptoc_ir::{Attr, Block, Diagnostic, GmDef, GmKernel, GmOp, GmOpKind, Location, ValueId};
+use ptoc_isa::geometry::LOCAL_REGISTERS;
+use ptoc_isa::ops::by_kind;
+use ptoc_isa::profile::NamingModel;
+use ptoc_isa::{
+    Hand, NumericControl, OpKind, PeMask, RegisterFile, ResultKind, SizeCode, Storage, TileReg,
+};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// How many tiles of a hand a source code can reach (`T#1`…`T#16`).
+const DEPTH: usize = 16;
+
+/// What the allocation of one kernel used.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GmStats {
+    /// Tile-writing ops (TMOV re-pushes included).
+    pub pushes: u64,
+    /// TMOV re-pushes the allocator inserted.
+    pub moves: u64,
+    /// The most capacity any path can have allocated, in bytes.
+    pub peak_bytes: u64,
+}
+
+/// Allocate `kernel` under `mask` and `naming`, recording the results as attributes.
+pub fn allocate_gm(
+    kernel: &mut GmKernel,
+    mask: PeMask,
+    naming: NamingModel,
+) -> Result<GmStats, Vec<Diagnostic>> {
+    check_signature(kernel)?;
+    let mut body = std::mem::take(&mut kernel.body);
+    if naming == NamingModel::Queue {
+        carry_live_tiles(kernel, &mut body);
+    }
+    let mut geometry = HashMap::new();
+    let result = geometry_of(kernel, &body, &mut geometry).and_then(|()| {
+        let mut alloc = Alloc {
+            kernel,
+            geometry,
+            mask,
+            stats: GmStats::default(),
+        };
+        match naming {
+            NamingModel::Queue => {
+                let mut q = Queue::default();
+                alloc.queue_block(&mut body, &mut q, None)?;
+                let mut abs = Abstract::default();
+                alloc.capacity_block(&body, &mut abs)?;
+            }
+            NamingModel::AbsoluteNoFree => {
+                let mut file = RegisterFile::with_naming(NamingModel::AbsoluteNoFree);
+                let mut regs = HashMap::new();
+                alloc.absolute_block(&mut body, &mut file, &mut regs, false)?;
+            }
+        }
+        Ok(alloc.stats)
+    });
+    kernel.body = body;
+    let stats = result.map_err(|d| vec![d])?;
+    kernel
+        .attrs
+        .insert(PROFILE.to_string(), Attr::Str(naming.name().to_string()));
+    kernel
+        .attrs
+        .insert(PE_MASK.to_string(), Attr::Str(mask.to_string()));
+    Ok(stats)
+}
+
+/// Tiles enter and leave a GM kernel through memory: tile arguments and results are refused.
+fn check_signature(kernel: &GmKernel) -> Result<(), Vec<Diagnostic>> {
+    let mut errors = Vec::new();
+    for (i, &a) in kernel.args.iter().enumerate() {
+        if kernel.ty(a).tile().is_some() {
+            errors.push(Diagnostic::error(
+                kernel.loc.clone(),
+                format!(
+                    "argument #{i} %{} of a kernel over global memory is a tile; pass a memref \
+                     and load it with pto.tload",
+                    kernel.display_name(a)
+                ),
+            ));
+        }
+    }
+    kernel.walk(|op| {
+        if matches!(op.kind, GmOpKind::Return)
+            && op.operands.iter().any(|&v| kernel.ty(v).tile().is_some())
+        {
+            errors.push(Diagnostic::error(
+                op.loc.clone(),
+                "a kernel over global memory returns no tile; store it with pto.tstore",
+            ));
+        }
+    });
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// Every value an op of `block` (or of a nested body) reads.
+fn reads(block: &Block, out: &mut BTreeSet<ValueId>) {
+    for op in &block.ops {
+        out.extend(&op.operands);
+        if let GmOpKind::For(body) = &op.kind {
+            reads(body, out);
+        }
+    }
+}
+
+/// Every value `block` defines (its arguments, op results, nested bodies).
+fn defines(block: &Block, out: &mut BTreeSet<ValueId>) {
+    out.extend(&block.args);
+    for op in &block.ops {
+        out.extend(&op.results);
+        if let GmOpKind::For(body) = &op.kind {
+            defines(body, out);
+        }
+    }
+}
+
+/// Replace every read of `from` in `ops` (nested bodies included) with `to`.
+fn replace_uses(ops: &mut [GmOp], from: ValueId, to: ValueId) {
+    for op in ops {
+        for v in &mut op.operands {
+            if *v == from {
+                *v = to;
+            }
+        }
+        if let GmOpKind::For(body) = &mut op.kind {
+            replace_uses(&mut body.ops, from, to);
+        }
+    }
+}
+
+/// Step 1 of the module doc: make every tile that crosses a loop boundary a carried value,
+/// outermost loops first.
+fn carry_live_tiles(kernel: &mut GmKernel, block: &mut Block) {
+    for i in 0..block.ops.len() {
+        let (op, after) = block.ops[i..].split_first_mut().expect("i < len");
+        let GmOpKind::For(body) = &mut op.kind else {
+            continue;
+        };
+        let mut inside = BTreeSet::new();
+        reads(body, &mut inside);
+        let mut defined = BTreeSet::new();
+        defines(body, &mut defined);
+        let later = Block {
+            args: Vec::new(),
+            ops: after.to_vec(),
+        };
+        let mut used_after = BTreeSet::new();
+        reads(&later, &mut used_after);
+        let mut defined_after = BTreeSet::new();
+        defines(&later, &mut defined_after);
+        defined_after.extend(&op.results);
+        let crossing: Vec<ValueId> = inside
+            .difference(&defined)
+            .chain(used_after.difference(&defined_after))
+            .copied()
+            .filter(|&v| kernel.ty(v).tile().is_some())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        for v in crossing {
+            let ty = kernel.ty(v).clone();
+            let name = kernel.value(v).name.clone();
+            let arg = kernel.add_value(name.clone(), ty.clone(), GmDef::BlockArg(body.args.len()));
+            body.args.push(arg);
+            replace_uses(&mut body.ops, v, arg);
+            if let Some(y) = body
+                .ops
+                .last_mut()
+                .filter(|y| matches!(y.kind, GmOpKind::Yield))
+            {
+                y.operands.push(arg);
+            }
+            op.operands.push(v);
+            let result = kernel.add_value(name, ty, GmDef::Result(op.results.len()));
+            op.results.push(result);
+            replace_uses(after, v, result);
+        }
+        carry_live_tiles(kernel, body);
+    }
+}
+
+/// SizeCode and derived rows of every tile value.
+type Geometry = HashMap<ValueId, (SizeCode, u32)>;
+
+fn geometry_of(kernel: &GmKernel, block: &Block, g: &mut Geometry) -> Result<(), Diagnostic> {
+    for op in &block.ops {
+        let err = |m: String| Diagnostic::error(op.loc.clone(), m);
+        let fresh = |v: ValueId| -> Result<(SizeCode, u32), Diagnostic> {
+            let ty = kernel
+                .ty(v)
+                .tile()
+                .ok_or_else(|| err("the result is not a tile".into()))?;
+            let (rows, cols, _, _) = ty
+                .dims()
+                .ok_or_else(|| err(format!("tile type {ty} is not static")))?;
+            let bits = ty.dtype.bits();
+            let sized = match ty.storage {
+                Storage::Numeric => SizeCode::smallest_for(rows, cols, bits)
+                    .and_then(|s| Some((s, s.derived_rows(cols, bits)?))),
+                Storage::Predicate => SizeCode::for_predicate(rows, cols).map(|s| (s, rows)),
+            };
+            sized.ok_or_else(|| err(format!("tile type {ty} fits no SizeCode")))
+        };
+        match &op.kind {
+            GmOpKind::Load => {
+                let r = op.results[0];
+                g.insert(r, fresh(r)?);
+            }
+            GmOpKind::Tile { info, .. } => {
+                let r = op.results[0];
+                let full = match info.result {
+                    ResultKind::SameAsSource
+                    | ResultKind::ExpDif
+                    | ResultKind::Converted
+                    | ResultKind::Predicate => info
+                        .sources
+                        .iter()
+                        .zip(&op.operands)
+                        .find(|(role, _)| {
+                            **role != ptoc_isa::ops::OperandRole::Bcast && role.carries_type()
+                        })
+                        .map(|(_, &v)| v),
+                    ResultKind::Reduced | ResultKind::Index | ResultKind::Broadcast => None,
+                };
+                let tile_operands: Vec<ValueId> = op
+                    .operands
+                    .iter()
+                    .copied()
+                    .filter(|&v| kernel.ty(v).tile().is_some())
+                    .collect();
+                let rows: Vec<u32> = tile_operands
+                    .iter()
+                    .filter_map(|v| g.get(v).map(|x| x.1))
+                    .collect();
+                if matches!(
+                    info.kind,
+                    OpKind::Binary(_) | OpKind::Compare | OpKind::Select
+                ) && rows.windows(2).any(|w| w[0] != w[1])
+                {
+                    return Err(err(format!(
+                        "'{}' op: its sources derive {rows:?} physical rows; a binary op \
+                         needs the same on both (give the tiles the same shape)",
+                        info.mlir_name()
+                    )));
+                }
+                let geom = match full {
+                    Some(src) => {
+                        let &(_, src_rows) = g.get(&src).ok_or_else(|| {
+                            err("the full-shape operand is not an allocated tile".into())
+                        })?;
+                        let ty = kernel
+                            .ty(r)
+                            .tile()
+                            .ok_or_else(|| err("no tile result".into()))?;
+                        let cols = ty.cols.known().unwrap_or(0);
+                        let size = match ty.storage {
+                            Storage::Numeric => {
+                                SizeCode::giving_rows(src_rows, cols, ty.dtype.bits())
+                            }
+                            Storage::Predicate => SizeCode::for_predicate(src_rows, cols),
+                        };
+                        let size = size.ok_or_else(|| {
+                            err(format!(
+                                "the result must have its source's {src_rows} physical rows, \
+                                 which no SizeCode gives for {ty}"
+                            ))
+                        })?;
+                        (size, src_rows)
+                    }
+                    None => fresh(r)?,
+                };
+                g.insert(r, geom);
+            }
+            GmOpKind::For(body) => {
+                for ((&arg, &init), &res) in body.args[1..]
+                    .iter()
+                    .zip(&op.operands[3..])
+                    .zip(&op.results)
+                {
+                    if let Some(&geom) = g.get(&init) {
+                        g.insert(arg, geom);
+                        g.insert(res, geom);
+                    }
+                }
+                geometry_of(kernel, body, g)?;
+                // A carried tile keeps its SizeCode: the yielded value must have the init's.
+                if let Some(y) = body.ops.last() {
+                    for (&arg, &yv) in body.args[1..].iter().zip(&y.operands) {
+                        if let (Some(a), Some(b)) = (g.get(&arg), g.get(&yv)) {
+                            if a != b {
+                                return Err(Diagnostic::error(
+                                    y.loc.clone(),
+                                    format!(
+                                        "a carried tile enters the loop with SizeCode {} ({} \
+                                         rows) but is yielded with SizeCode {} ({} rows)",
+                                        a.0, a.1, b.0, b.1
+                                    ),
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+            GmOpKind::Store
+            | GmOpKind::Constant(_)
+            | GmOpKind::Arith(_)
+            | GmOpKind::Yield
+            | GmOpKind::Return => {}
+        }
+    }
+    Ok(())
+}
+
+/// Queue naming, as ages: per hand the values reachable by `H#1`…`H#16`, newest first; `None`
+/// for a slot whose tile is unknown (or absent).
+#[derive(Clone, Debug, Default)]
+struct Queue {
+    hands: [Vec<Option<ValueId>>; 4],
+}
+
+impl Queue {
+    fn code(&self, v: ValueId) -> Option<TileReg> {
+        Hand::ALL.into_iter().find_map(|h| {
+            let k = self.hands[h as usize].iter().position(|&x| x == Some(v))?;
+            TileReg::of(h, k as u8 + 1)
+        })
+    }
+
+    fn push(&mut self, hand: Hand, v: ValueId) {
+        let q = &mut self.hands[hand as usize];
+        q.insert(0, Some(v));
+        q.truncate(DEPTH);
+    }
+
+    /// The value the next push onto `hand` retires.
+    fn oldest(&self, hand: Hand) -> Option<ValueId> {
+        self.hands[hand as usize].get(DEPTH - 1).copied().flatten()
+    }
+}
+
+/// Per hand and age, the largest footprint any path can leave there.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Abstract {
+    hands: [Vec<u64>; 4],
+}
+
+impl Abstract {
+    fn push(&mut self, hand: Hand, bytes: u64) -> u64 {
+        let q = &mut self.hands[hand as usize];
+        q.insert(0, bytes);
+        q.truncate(DEPTH);
+        self.total()
+    }
+
+    fn total(&self) -> u64 {
+        self.hands.iter().flatten().sum()
+    }
+
+    fn join(&self, other: &Abstract) -> Abstract {
+        let mut out = Abstract::default();
+        for h in 0..4 {
+            let (a, b) = (&self.hands[h], &other.hands[h]);
+            out.hands[h] = (0..a.len().max(b.len()))
+                .map(|i| {
+                    a.get(i)
+                        .copied()
+                        .unwrap_or(0)
+                        .max(b.get(i).copied().unwrap_or(0))
+                })
+                .collect();
+        }
+        out
+    }
+}
+
+struct Alloc<'k> {
+    kernel: &'k mut GmKernel,
+    geometry: Geometry,
+    mask: PeMask,
+    stats: GmStats,
+}
+
+/// Liveness within one block: the last op index reading each value.
+fn last_uses(block: &Block) -> HashMap<ValueId, usize> {
+    let mut last = HashMap::new();
+    for (i, op) in block.ops.iter().enumerate() {
+        for &v in &op.operands {
+            last.insert(v, i);
+        }
+    }
+    last
+}
+
+fn tile_attrs(op: &mut GmOp, dst: TileReg, geom: (SizeCode, u32)) {
+    op.attrs.insert(DST.to_string(), Attr::Str(dst.to_string()));
+    op.attrs
+        .insert(TSIZE.to_string(), Attr::Int(geom.0.code() as i64));
+    op.attrs.insert(ROWS.to_string(), Attr::Int(geom.1 as i64));
+}
+
+fn srcs_attr(op: &mut GmOp, codes: &[TileReg]) {
+    let text = codes
+        .iter()
+        .map(TileReg::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    op.attrs.insert(SRCS.to_string(), Attr::Str(text));
+}
+
+impl Alloc<'_> {
+    fn footprint(&self, v: ValueId) -> u64 {
+        self.geometry
+            .get(&v)
+            .map_or(0, |g| RegisterFile::footprint(g.0, self.mask))
+    }
+
+    /// A TMOV copying `src` (read as `code`) onto `hand`; the copy is a new value.
+    fn tmov(&mut self, src: ValueId, code: TileReg, hand: Hand, loc: &Location) -> GmOp {
+        let info = by_kind(OpKind::Move).expect("TMOV is a catalogue row");
+        let ty = self.kernel.ty(src).clone();
+        let name = self.kernel.value(src).name.clone();
+        let copy = self.kernel.add_value(name, ty, GmDef::Result(0));
+        let geom = self.geometry[&src];
+        self.geometry.insert(copy, geom);
+        let mut op = GmOp {
+            kind: GmOpKind::Tile {
+                info,
+                control: NumericControl::default(),
+            },
+            operands: vec![src],
+            results: vec![copy],
+            loc: loc.clone(),
+            attrs: BTreeMap::new(),
+        };
+        srcs_attr(&mut op, &[code]);
+        tile_attrs(&mut op, TileReg::of(hand, 1).expect("#1"), geom);
+        self.stats.moves += 1;
+        self.stats.pushes += 1;
+        op
+    }
+
+    /// The hand for a push at op `at` (rotating one by TMOVs appended to `out` if every hand's
+    /// oldest tile is live). `live` says whether a value is still read after `at`.
+    fn choose(
+        &mut self,
+        q: &mut Queue,
+        latest: &mut HashMap<ValueId, ValueId>,
+        live: &dyn Fn(ValueId) -> bool,
+        exclude: Option<Hand>,
+        loc: &Location,
+        out: &mut Vec<GmOp>,
+    ) -> Result<Hand, Diagnostic> {
+        let hands = Hand::ALL.into_iter().filter(|&h| Some(h) != exclude);
+        let live_count = |q: &Queue, h: Hand| {
+            q.hands[h as usize]
+                .iter()
+                .filter(|v| v.is_some_and(live))
+                .count()
+        };
+        if let Some(h) = hands
+            .clone()
+            .filter(|&h| !q.oldest(h).is_some_and(live))
+            .min_by_key(|&h| live_count(q, h))
+        {
+            return Ok(h);
+        }
+        // Rotate the hand with the fewest live oldest tiles.
+        let rotations = |q: &Queue, h: Hand| {
+            (0..DEPTH)
+                .rev()
+                .take_while(|&i| {
+                    q.hands[h as usize]
+                        .get(i)
+                        .copied()
+                        .flatten()
+                        .is_some_and(live)
+                })
+                .count()
+        };
+        let (count, hand) = hands
+            .map(|h| (rotations(q, h), h))
+            .min()
+            .expect("at least three hands");
+        if count == DEPTH {
+            return Err(Diagnostic::error(
+                loc.clone(),
+                "needs more than 64 tiles alive at once (queue naming reaches 16 per hand)",
+            ));
+        }
+        for _ in 0..count {
+            let v = q.oldest(hand).expect("a live oldest tile");
+            let code = TileReg::of(hand, DEPTH as u8).expect("#16");
+            let src = latest.get(&v).copied().unwrap_or(v);
+            let op = self.tmov(src, code, hand, loc);
+            latest.insert(v, op.results[0]);
+            q.push(hand, v);
+            out.push(op);
+        }
+        Ok(hand)
+    }
+
+    /// Re-push `sources` (in order) onto one hand: `fixed`, or the hand with the fewest live
+    /// tiles. Values the sequence would retire while still needed are first rescued onto
+    /// another hand. Returns the hand and the copies.
+    #[allow(clippy::too_many_arguments)]
+    fn canonical(
+        &mut self,
+        q: &mut Queue,
+        latest: &mut HashMap<ValueId, ValueId>,
+        live: &dyn Fn(ValueId) -> bool,
+        sources: &[ValueId],
+        fixed: Option<Hand>,
+        loc: &Location,
+        out: &mut Vec<GmOp>,
+    ) -> Result<(Hand, Vec<ValueId>), Diagnostic> {
+        if sources.len() > DEPTH {
+            return Err(Diagnostic::error(
+                loc.clone(),
+                format!(
+                    "carries {} tiles across a loop boundary; queue naming reaches {DEPTH} per hand",
+                    sources.len()
+                ),
+            ));
+        }
+        let hand = fixed.unwrap_or_else(|| {
+            Hand::ALL
+                .into_iter()
+                .min_by_key(|&h| {
+                    q.hands[h as usize]
+                        .iter()
+                        .filter(|v| v.is_some_and(|v| live(v) || sources.contains(&v)))
+                        .count()
+                })
+                .expect("four hands")
+        });
+        // Rescue what the sequence would retire while still needed.
+        for _ in 0..=4 * DEPTH {
+            let mut sim = q.clone();
+            let mut victim = None;
+            for (j, &s) in sources.iter().enumerate() {
+                if sim.code(s).is_none() {
+                    return Err(Diagnostic::error(
+                        loc.clone(),
+                        "internal error: a carried tile is unreachable at the loop boundary",
+                    ));
+                }
+                if let Some(old) = sim.oldest(hand) {
+                    if live(old) || sources[j..].contains(&old) {
+                        victim = Some(old);
+                        break;
+                    }
+                }
+                sim.push(hand, ValueId(u32::MAX - j as u32));
+            }
+            let Some(v) = victim else { break };
+            let keep = |x: ValueId| live(x) || sources.contains(&x);
+            let to = self.choose(q, latest, &keep, Some(hand), loc, out)?;
+            let code = q.code(v).expect("the victim is reachable");
+            let src = latest.get(&v).copied().unwrap_or(v);
+            let op = self.tmov(src, code, to, loc);
+            latest.insert(v, op.results[0]);
+            q.push(to, v);
+            out.push(op);
+        }
+        let mut copies = Vec::new();
+        for &s in sources {
+            let code = q.code(s).ok_or_else(|| {
+                Diagnostic::error(loc.clone(), "cannot keep the carried tiles reachable")
+            })?;
+            let src = latest.get(&s).copied().unwrap_or(s);
+            let op = self.tmov(src, code, hand, loc);
+            let copy = op.results[0];
+            q.push(hand, copy);
+            copies.push(copy);
+            out.push(op);
+        }
+        Ok((hand, copies))
+    }
+
+    /// Plan one block under queue naming; `frame` is the loop body's carried-tile hand.
+    fn queue_block(
+        &mut self,
+        block: &mut Block,
+        q: &mut Queue,
+        frame: Option<Hand>,
+    ) -> Result<(), Diagnostic> {
+        let last = last_uses(block);
+        let old = std::mem::take(&mut block.ops);
+        let mut latest: HashMap<ValueId, ValueId> = HashMap::new();
+        let mut out = Vec::with_capacity(old.len());
+        for (i, mut op) in old.into_iter().enumerate() {
+            let live_after = |v: ValueId| last.get(&v).is_some_and(|&l| l > i);
+            for v in &mut op.operands {
+                if let Some(&c) = latest.get(v) {
+                    *v = c;
+                }
+            }
+            let logical = |latest: &HashMap<ValueId, ValueId>, v: ValueId| {
+                latest.iter().find(|(_, &c)| c == v).map_or(v, |(&l, _)| l)
+            };
+            match &mut op.kind {
+                GmOpKind::Load | GmOpKind::Tile { .. } => {
+                    let hand = self.choose(q, &mut latest, &live_after, None, &op.loc, &mut out)?;
+                    // (rotations may have renamed an operand)
+                    let mut codes = Vec::new();
+                    for v in op.operands.iter_mut() {
+                        let l = logical(&latest, *v);
+                        if let Some(&c) = latest.get(&l) {
+                            *v = c;
+                        }
+                        if self.kernel.ty(*v).tile().is_some() {
+                            codes.push(q.code(l).ok_or_else(|| {
+                                Diagnostic::error(
+                                    op.loc.clone(),
+                                    "internal error: a tile operand is unreachable",
+                                )
+                            })?);
+                        }
+                    }
+                    if matches!(op.kind, GmOpKind::Tile { .. }) {
+                        srcs_attr(&mut op, &codes);
+                    }
+                    let r = op.results[0];
+                    let geom = self.geometry[&r];
+                    tile_attrs(&mut op, TileReg::of(hand, 1).expect("#1"), geom);
+                    q.push(hand, r);
+                    self.stats.pushes += 1;
+                    out.push(op);
+                }
+                GmOpKind::Store => {
+                    let l = logical(&latest, op.operands[0]);
+                    let code = q.code(l).ok_or_else(|| {
+                        Diagnostic::error(
+                            op.loc.clone(),
+                            "internal error: the stored tile is unreachable",
+                        )
+                    })?;
+                    srcs_attr(&mut op, &[code]);
+                    out.push(op);
+                }
+                GmOpKind::For(_) => {
+                    let tile_at: Vec<usize> = (3..op.operands.len())
+                        .filter(|&j| self.kernel.ty(op.operands[j]).tile().is_some())
+                        .collect();
+                    let inits: Vec<ValueId> = tile_at
+                        .iter()
+                        .map(|&j| logical(&latest, op.operands[j]))
+                        .collect();
+                    let (hand, copies) = self.canonical(
+                        q,
+                        &mut latest,
+                        &live_after,
+                        &inits,
+                        None,
+                        &op.loc,
+                        &mut out,
+                    )?;
+                    for (&j, &c) in tile_at.iter().zip(&copies) {
+                        op.operands[j] = c;
+                    }
+                    let GmOpKind::For(body) = &mut op.kind else {
+                        unreachable!("matched above")
+                    };
+                    // Every iteration starts with the carried tiles at these ages, and nothing
+                    // else is known.
+                    let args: Vec<ValueId> = tile_at.iter().map(|&j| body.args[j - 2]).collect();
+                    let mut inner = Queue::default();
+                    inner.hands[hand as usize] = args.iter().rev().map(|&a| Some(a)).collect();
+                    self.queue_block(body, &mut inner, Some(hand))?;
+                    let results: Vec<ValueId> =
+                        tile_at.iter().map(|&j| op.results[j - 3]).collect();
+                    *q = Queue::default();
+                    q.hands[hand as usize] = results.iter().rev().map(|&a| Some(a)).collect();
+                    out.push(op);
+                }
+                GmOpKind::Yield => {
+                    if let Some(hand) = frame {
+                        let tile_at: Vec<usize> = (0..op.operands.len())
+                            .filter(|&j| self.kernel.ty(op.operands[j]).tile().is_some())
+                            .collect();
+                        let ys: Vec<ValueId> = tile_at
+                            .iter()
+                            .map(|&j| logical(&latest, op.operands[j]))
+                            .collect();
+                        let (_, copies) = self.canonical(
+                            q,
+                            &mut latest,
+                            &live_after,
+                            &ys,
+                            Some(hand),
+                            &op.loc,
+                            &mut out,
+                        )?;
+                        for (&j, &c) in tile_at.iter().zip(&copies) {
+                            op.operands[j] = c;
+                        }
+                    }
+                    out.push(op);
+                }
+                GmOpKind::Constant(_) | GmOpKind::Arith(_) | GmOpKind::Return => out.push(op),
+            }
+        }
+        block.ops = out;
+        Ok(())
+    }
+
+    /// The capacity proof of the module doc, over the planned block.
+    fn capacity_block(&mut self, block: &Block, abs: &mut Abstract) -> Result<(), Diagnostic> {
+        for op in &block.ops {
+            match &op.kind {
+                GmOpKind::Load | GmOpKind::Tile { .. } => {
+                    let hand = match op.attrs.get(DST) {
+                        Some(Attr::Str(s)) => s.chars().next().and_then(Hand::from_letter),
+                        _ => None,
+                    }
+                    .unwrap_or(Hand::T);
+                    let total = abs.push(hand, self.footprint(op.results[0]));
+                    self.stats.peak_bytes = self.stats.peak_bytes.max(total);
+                    if total > RegisterFile::CAPACITY_BYTES {
+                        return Err(Diagnostic::error(
+                            op.loc.clone(),
+                            format!(
+                                "the tiles that may still be allocated here need {} bytes of tile \
+                                 capacity with mask {} (a tile stays until 16 newer ones on its \
+                                 hand retire it); the core has {} [core-capacity, \
+                                 Fault_TileAllocation]",
+                                total,
+                                self.mask,
+                                RegisterFile::CAPACITY_BYTES
+                            ),
+                        ));
+                    }
+                }
+                GmOpKind::For(body) => {
+                    let entry = abs.clone();
+                    let mut start = entry.clone();
+                    loop {
+                        let mut end = start.clone();
+                        self.capacity_block(body, &mut end)?;
+                        let next = entry.join(&end);
+                        if next == start {
+                            break;
+                        }
+                        start = next;
+                    }
+                    *abs = start;
+                }
+                GmOpKind::Store
+                | GmOpKind::Constant(_)
+                | GmOpKind::Arith(_)
+                | GmOpKind::Yield
+                | GmOpKind::Return => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Absolute naming: every push takes the lowest free register (T, then U, M, N) for good.
+    fn absolute_block(
+        &mut self,
+        block: &mut Block,
+        file: &mut RegisterFile,
+        regs: &mut HashMap<ValueId, TileReg>,
+        in_loop: bool,
+    ) -> Result<(), Diagnostic> {
+        for op in &mut block.ops {
+            let err = |m: String| Diagnostic::error(op.loc.clone(), m);
+            let codes: Vec<TileReg> = op
+                .operands
+                .iter()
+                .filter_map(|v| regs.get(v).copied())
+                .collect();
+            match &mut op.kind {
+                GmOpKind::Load | GmOpKind::Tile { .. } => {
+                    if in_loop {
+                        return Err(err("this op writes a tile inside a loop, but under \
+                             --target-profile=absolute no register is ever freed, so each \
+                             iteration would need a new one; compile with \
+                             --target-profile=queue"
+                            .into()));
+                    }
+                    let r = op.results[0];
+                    let geom = self.geometry[&r];
+                    let bytes = RegisterFile::footprint(geom.0, self.mask);
+                    let reg = file.rename_in_first_free_hand().ok_or_else(|| {
+                        err(format!(
+                            "needs more than {LOCAL_REGISTERS} tile registers, and under \
+                             absolute naming none is ever freed [register-count, \
+                             Fault_TileAllocation]"
+                        ))
+                    })?;
+                    file.check_room(bytes)
+                        .map_err(|e| err(format!("{e} [core-capacity, Fault_TileAllocation]")))?;
+                    file.allocate(reg, bytes)
+                        .map_err(|_| err("internal error: register taken".into()))?;
+                    self.stats.pushes += 1;
+                    self.stats.peak_bytes = file.allocated_bytes();
+                    if matches!(op.kind, GmOpKind::Tile { .. }) {
+                        srcs_attr(op, &codes);
+                    }
+                    tile_attrs(op, reg, geom);
+                    regs.insert(r, reg);
+                }
+                GmOpKind::Store => srcs_attr(op, &codes),
+                GmOpKind::For(body) => {
+                    for ((&arg, &init), &res) in body.args[1..]
+                        .iter()
+                        .zip(&op.operands[3..])
+                        .zip(&op.results)
+                    {
+                        if let Some(&reg) = regs.get(&init) {
+                            regs.insert(arg, reg);
+                            regs.insert(res, reg);
+                        }
+                    }
+                    if let Some(y) = body.ops.last() {
+                        for (&arg, &yv) in body.args[1..].iter().zip(&y.operands) {
+                            if regs.contains_key(&arg) && yv != arg {
+                                return Err(Diagnostic::error(
+                                    y.loc.clone(),
+                                    "under --target-profile=absolute a carried tile must be \
+                                     yielded unchanged (a new tile would need a new register \
+                                     every iteration); compile with --target-profile=queue",
+                                ));
+                            }
+                        }
+                    }
+                    self.absolute_block(body, file, regs, true)?;
+                }
+                GmOpKind::Constant(_) | GmOpKind::Arith(_) | GmOpKind::Yield | GmOpKind::Return => {
+                }
+            }
+        }
+        Ok(())
+    }
+}
