@@ -81,7 +81,7 @@ pub struct Profile {
 
 /// The profile ptoc compiles for and its interpreter executes.
 pub const PROFILE: Profile = Profile {
-    naming: NamingModel::AbsoluteNoFree,
+    naming: NamingModel::Queue,
     datr_datatype_ignored_when_not_applicable: true,
     expdif: ExpDifRounding::TwoStages,
     exp_accuracy: ExpAccuracy::Binary64ThenRound,

@@ -80,9 +80,11 @@ impl RegisterFile {
     /// exceed it (docs/isa.md §9 decision 12).
     pub const CAPACITY_BYTES: u64 = PROFILE.core_capacity_bytes as u64;
 
-    /// No register allocated, under the profile's default naming.
+    /// No register allocated, under the spec's executable model (absolute naming); the
+    /// compiler's default profile is `PROFILE.naming`, chosen explicitly with
+    /// [`RegisterFile::with_naming`].
     pub fn new() -> RegisterFile {
-        RegisterFile::with_naming(PROFILE.naming)
+        RegisterFile::with_naming(NamingModel::AbsoluteNoFree)
     }
 
     /// No register allocated, under `naming`.

@@ -820,7 +820,7 @@ mod tests {
         let mut ctx = PassContext::new(Options {
             opt_level: 2,
             pe_mask: PeMask::parse("1100").unwrap(),
-            ..Options::default()
+            target_profile: NamingModel::AbsoluteNoFree,
         });
         Allocate.run(&mut f, &mut ctx).unwrap();
         let attrs = |m: &std::collections::BTreeMap<String, Attr>| {

@@ -479,7 +479,11 @@ mod tests {
     #[test]
     fn default_pipeline_fuses_an_implicit_broadcast_and_allocates() {
         let mut m = module(false);
-        let mut ctx = PassContext::default();
+        // Registers are the absolute profile's (the queue default is covered by allocate.rs).
+        let mut ctx = PassContext::new(crate::Options {
+            target_profile: ptoc_isa::profile::NamingModel::AbsoluteNoFree,
+            ..crate::Options::default()
+        });
         let pm = PassManager::default_pipeline(&ctx.options);
         pm.run(&mut m, &mut ctx, &mut |_, _, _| {}).unwrap();
         let f = &m.functions[0];

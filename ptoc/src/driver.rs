@@ -3,7 +3,7 @@
 
 use crate::verify::{verify_kernel, Mismatch};
 use crate::ExecError;
-use ptoc_codegen::{lower_function, print_asm, print_words, write_elf, Kernel};
+use ptoc_codegen::{lower_function, lower_gm_kernel, print_asm, print_words, write_elf, Kernel};
 use ptoc_dialect::{export_module, import_module, Frontend};
 use ptoc_ir::{Diagnostic, Location, Module, Source};
 use ptoc_passes::{known_passes, IrPrinting, PassContext, PassManager, PipelineError, When};
@@ -414,12 +414,15 @@ impl Driver {
         self.lower(&compiled)
     }
 
-    /// Lower every function of an allocated module to a kernel.
+    /// Lower every function and GM kernel of an allocated module to a kernel (functions first,
+    /// then GM kernels, each in source order).
     pub fn lower(&self, module: &Module) -> Result<Vec<Kernel>, Vec<Diagnostic>> {
         let mut kernels = Vec::new();
         let mut errors = Vec::new();
-        for func in &module.functions {
-            match lower_function(func) {
+        let lowered = (module.functions.iter().map(lower_function))
+            .chain(module.gm_kernels.iter().map(lower_gm_kernel));
+        for result in lowered {
+            match result {
                 Ok(k) => kernels.push(k),
                 Err(e) => errors.extend(e),
             }
@@ -618,5 +621,53 @@ mod tests {
         })
         .unwrap();
         assert!(mlir.process(&Source::new("", "e.mlir")).output.is_some());
+    }
+
+    /// A GM kernel built in Rust goes through the pipeline and the lowering like a parsed one:
+    /// assembly, words and an object, and its words run (`out = x + x` row by row).
+    #[test]
+    fn gm_kernels_compile_to_every_output_and_run() {
+        use ptoc_ir::gm_build::GmBuilder;
+        let mut b = GmBuilder::new("double");
+        let x = b.memref("x", "memref<3x8xf32>");
+        let out = b.memref("out", "memref<3x8xf32>");
+        let (c0, c1, c3) = (b.index(0), b.index(1), b.index(3));
+        b.for_loop(c0, c3, c1, &[], |b, i, _| {
+            let t = b.load(x, i, c0, "1x8xf32");
+            let d = b.tile("TADD", &[t, t], "1x8xf32");
+            b.store(d, out, i, c0);
+            vec![]
+        });
+        let module = Module {
+            gm_kernels: vec![b.finish()],
+            ..Module::default()
+        };
+        let source = Source::new("", "double.mlir");
+        for emit in [Emit::Asm, Emit::Words, Emit::Obj] {
+            let driver = Driver::new(Options {
+                emit,
+                pipeline: Some("pto-allocate".into()),
+                ..Options::default()
+            })
+            .unwrap();
+            let out = driver.compile_module(&module, &source).unwrap();
+            if emit == Emit::Asm {
+                let text = String::from_utf8(out).unwrap();
+                assert!(text.contains(".memref x, a0, FP32, 3x8, pos=0"), "{text}");
+                assert!(text.contains("BSTART.TLOAD FP32"), "{text}");
+            }
+        }
+        let driver = Driver::new(Options {
+            pipeline: Some("pto-allocate".into()),
+            ..Options::default()
+        })
+        .unwrap();
+        let kernels = driver.compile_kernels(&module).unwrap();
+        let x: Vec<f32> = (0..24).map(|i| i as f32 * 0.5 - 3.0).collect();
+        let bits = |v: &[f32]| v.iter().map(|f| f.to_bits() as u64).collect::<Vec<_>>();
+        let run = crate::exec::execute(&kernels[0], &[bits(&x), vec![0; 24]]).unwrap();
+        assert_eq!(run.fault, None);
+        let want: Vec<f32> = x.iter().map(|v| v + v).collect();
+        assert_eq!(run.memrefs, vec![bits(&want)]);
     }
 }

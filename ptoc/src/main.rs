@@ -59,7 +59,7 @@ enum Command {
         #[arg(short = 'O', value_name = "LEVEL", default_value_t = 2)]
         opt_level: u8,
         /// Target profile used when compiling (`queue` or `absolute`).
-        #[arg(long, value_name = "PROFILE", default_value = "absolute", value_parser = parse_profile)]
+        #[arg(long, value_name = "PROFILE", default_value = "queue", value_parser = parse_profile)]
         target_profile: NamingModel,
         /// Print a progress line every BUNDLES bundles whatever standard error is (for tests;
         /// on a terminal, runs longer than a second show one without it).
@@ -81,7 +81,7 @@ enum Command {
         #[arg(short = 'O', value_name = "LEVEL", default_value_t = 2)]
         opt_level: u8,
         /// Target profile used when compiling (`queue` or `absolute`).
-        #[arg(long, value_name = "PROFILE", default_value = "absolute", value_parser = parse_profile)]
+        #[arg(long, value_name = "PROFILE", default_value = "queue", value_parser = parse_profile)]
         target_profile: NamingModel,
     },
     /// Print the canonical assembly of an ELF object written by ptoc.
@@ -123,7 +123,7 @@ struct CompileArgs {
     pe_mask: PeMask,
     /// How the target names tiles: `absolute` (registers, nothing freed; the spec's executable
     /// model) or `queue` (each hand a queue of its 16 newest tiles). Recorded in the object.
-    #[arg(long, value_name = "PROFILE", default_value = "absolute", value_parser = parse_profile)]
+    #[arg(long, value_name = "PROFILE", default_value = "queue", value_parser = parse_profile)]
     target_profile: NamingModel,
     /// Check diagnostics against `// expected-error {{…}}` comments instead of printing them.
     #[arg(long)]

@@ -144,9 +144,11 @@ pub(crate) struct Destination {
 }
 
 impl Machine {
-    /// A machine at reset under the profile's default naming model.
+    /// A machine at reset under the spec's executable model, absolute naming (what hand-written
+    /// words usually assume). A compiled kernel runs under the profile its metadata names
+    /// ([`Machine::with_naming`]); the compiler's default is `PROFILE.naming`.
     pub fn new() -> Machine {
-        Machine::with_naming(PROFILE.naming)
+        Machine::with_naming(NamingModel::AbsoluteNoFree)
     }
 
     /// A machine at reset under `naming` (the object's target profile, docs/isa.md §9 decisions
