@@ -337,3 +337,304 @@ fn capacity_is_proved_or_refused_at_the_op() {
         "{err:?}"
     );
 }
+
+/// A value of the independent evaluator below.
+#[derive(Clone, Debug)]
+enum Val {
+    Scalar(u64),
+    Tile(Vec<f32>),
+    Mem(usize),
+}
+
+/// What a GM kernel means, computed straight from the IR with plain f32 loops: the reference the
+/// random kernels are checked against (only the ops the generator emits).
+fn evaluate(k: &GmKernel, args: &[Arg]) -> Vec<Vec<f32>> {
+    use ptoc_ir::{Block, GmOpKind, Type};
+    use std::collections::HashMap;
+    fn block(
+        k: &GmKernel,
+        b: &Block,
+        env: &mut HashMap<ptoc_ir::ValueId, Val>,
+        mems: &mut [Vec<f32>],
+    ) -> Vec<Val> {
+        let scalar = |env: &HashMap<_, Val>, v| match env[&v] {
+            Val::Scalar(s) => s,
+            ref other => panic!("{other:?}"),
+        };
+        for op in &b.ops {
+            match &op.kind {
+                GmOpKind::Constant(bits) => {
+                    env.insert(op.results[0], Val::Scalar(*bits));
+                }
+                GmOpKind::Arith(ArithOp::AddI) => {
+                    let v = scalar(env, op.operands[0]).wrapping_add(scalar(env, op.operands[1]));
+                    env.insert(op.results[0], Val::Scalar(v));
+                }
+                GmOpKind::Load | GmOpKind::Store => {
+                    let load = matches!(op.kind, GmOpKind::Load);
+                    let (t, m, r, c) = if load {
+                        (
+                            op.results[0],
+                            op.operands[0],
+                            op.operands[1],
+                            op.operands[2],
+                        )
+                    } else {
+                        (
+                            op.operands[0],
+                            op.operands[1],
+                            op.operands[2],
+                            op.operands[3],
+                        )
+                    };
+                    let Val::Mem(m_index) = env[&m] else { panic!() };
+                    let cols = k.ty(m).memref().unwrap().cols as usize;
+                    let (_, _, vr, vc) = k.ty(t).tile().unwrap().dims().unwrap();
+                    let (r, c) = (scalar(env, r) as usize, scalar(env, c) as usize);
+                    let mut tile = match env.get(&t) {
+                        Some(Val::Tile(v)) => v.clone(),
+                        _ => vec![0.0; (vr * vc) as usize],
+                    };
+                    for i in 0..vr as usize {
+                        for j in 0..vc as usize {
+                            let at = (r + i) * cols + c + j;
+                            if load {
+                                tile[i * vc as usize + j] = mems[m_index][at];
+                            } else {
+                                mems[m_index][at] = tile[i * vc as usize + j];
+                            }
+                        }
+                    }
+                    if load {
+                        env.insert(t, Val::Tile(tile));
+                    }
+                }
+                GmOpKind::Tile { info, .. } => {
+                    let tile = |v| match &env[&v] {
+                        Val::Tile(t) => t.clone(),
+                        other => panic!("{other:?}"),
+                    };
+                    let (a, b) = (tile(op.operands[0]), tile(op.operands[1]));
+                    let f = match info.mnemonic {
+                        "TADD" => |x: f32, y: f32| x + y,
+                        "TMAX" => f32::max,
+                        "TMIN" => f32::min,
+                        other => panic!("{other}"),
+                    };
+                    let r = a.iter().zip(&b).map(|(&x, &y)| f(x, y)).collect();
+                    env.insert(op.results[0], Val::Tile(r));
+                }
+                GmOpKind::For(body) => {
+                    let (lb, ub, step) = (
+                        scalar(env, op.operands[0]),
+                        scalar(env, op.operands[1]),
+                        scalar(env, op.operands[2]),
+                    );
+                    let mut carried: Vec<Val> =
+                        op.operands[3..].iter().map(|v| env[v].clone()).collect();
+                    let mut i = lb;
+                    while (i as i64) < ub as i64 {
+                        env.insert(body.args[0], Val::Scalar(i));
+                        for (a, v) in body.args[1..].iter().zip(&carried) {
+                            env.insert(*a, v.clone());
+                        }
+                        carried = block(k, body, env, mems);
+                        i = i.wrapping_add(step);
+                    }
+                    for (r, v) in op.results.iter().zip(carried) {
+                        env.insert(*r, v);
+                    }
+                }
+                GmOpKind::Yield => return op.operands.iter().map(|v| env[v].clone()).collect(),
+                GmOpKind::Return => {}
+                other => panic!("{other:?}"),
+            }
+        }
+        Vec::new()
+    }
+    let mut env = HashMap::new();
+    let mut mems = Vec::new();
+    for (&a, arg) in k.args.iter().zip(args) {
+        match (k.ty(a), arg) {
+            (Type::MemRef(_), Arg::F32(v)) => {
+                env.insert(a, Val::Mem(mems.len()));
+                mems.push(v.clone());
+            }
+            (Type::Scalar(_), Arg::Scalar(s)) => {
+                env.insert(a, Val::Scalar(*s));
+            }
+            _ => panic!("argument kinds"),
+        }
+    }
+    block(k, &k.body, &mut env, &mut mems);
+    let stored = k.stored_memrefs();
+    k.args
+        .iter()
+        .filter(|a| stored.contains(a))
+        .map(|a| match env[a] {
+            Val::Mem(i) => mems[i].clone(),
+            _ => unreachable!(),
+        })
+        .collect()
+}
+
+/// A random GM kernel over `x`, `y` (inputs) and `out`, `rows × cols` f32, with a scalar `n`:
+/// loads at in-bounds offsets, TADD/TMAX/TMIN, stores, and loops (nested to depth 2, constant or
+/// `n` bounds, zero-trip ones included) with carried tiles and outer tiles read inside.
+fn random_kernel(seed: u64) -> (GmKernel, u32, u32, u64) {
+    let mut s = seed | 1;
+    let mut next = move |n: u64| {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s % n.max(1)
+    };
+    let rows = 1 + next(12) as u32;
+    let cols = [8u32, 16, 32][next(3) as usize];
+    let th = 1 + next(rows.min(2) as u64) as u32;
+    let tw = [8u32, 16][next(if cols >= 16 { 2 } else { 1 }) as usize];
+    let tty = format!("{th}x{tw}xf32");
+    let mty = format!("memref<{rows}x{cols}xf32>");
+    let mut b = GmBuilder::new("random");
+    let x = b.memref("x", &mty);
+    let y = b.memref("y", &mty);
+    let out = b.memref("out", &mty);
+    let n = b.scalar("n", ScalarType::Index);
+    let max_row = (rows - th) as u64;
+    let max_col = (cols - tw) as u64;
+    let n_value = next(max_row + 2); // 0..=max_row+1 iterations from row 0
+    let zero = b.index(0);
+    let one = b.index(1);
+
+    #[allow(clippy::too_many_arguments)]
+    fn stmts(
+        b: &mut GmBuilder,
+        next: &mut dyn FnMut(u64) -> u64,
+        env: &mut Vec<ptoc_ir::ValueId>,
+        row: Option<ptoc_ir::ValueId>,
+        depth: u32,
+        ctx: (
+            ptoc_ir::ValueId,
+            ptoc_ir::ValueId,
+            ptoc_ir::ValueId,
+            ptoc_ir::ValueId,
+        ),
+        tty: &str,
+        limits: (u64, u64),
+        consts: (ptoc_ir::ValueId, ptoc_ir::ValueId),
+    ) {
+        let (x, y, out, n) = ctx;
+        let (max_row, max_col) = limits;
+        let (zero, one) = consts;
+        let count = 1 + next(5);
+        for _ in 0..count {
+            let at_row = |b: &mut GmBuilder, next: &mut dyn FnMut(u64) -> u64| match row {
+                Some(r) if next(2) == 0 => r,
+                _ => b.index(next(max_row + 1) as i64),
+            };
+            match next(if depth < 2 { 5 } else { 4 }) {
+                0 | 1 => {
+                    let r = at_row(b, next);
+                    let c = b.index(next(max_col + 1) as i64);
+                    let src = if next(2) == 0 { x } else { y };
+                    env.push(b.load(src, r, c, tty));
+                }
+                2 if env.len() >= 2 => {
+                    let a = env[next(env.len() as u64) as usize];
+                    let c = env[next(env.len() as u64) as usize];
+                    let m = ["TADD", "TMAX", "TMIN"][next(3) as usize];
+                    env.push(b.tile(m, &[a, c], tty));
+                }
+                3 if !env.is_empty() => {
+                    let t = env[next(env.len() as u64) as usize];
+                    let r = at_row(b, next);
+                    let c = b.index(next(max_col + 1) as i64);
+                    b.store(t, out, r, c);
+                }
+                4 => {
+                    // Rows iv in lb..ub with ub <= max_row + 1 keep every access in bounds.
+                    let ub = if next(3) == 0 {
+                        n
+                    } else {
+                        b.index(next(max_row + 2) as i64)
+                    };
+                    let lb = if next(2) == 0 {
+                        zero
+                    } else {
+                        b.index(next(max_row + 2) as i64)
+                    };
+                    let step = if next(3) == 0 { b.index(2) } else { one };
+                    let carry: Vec<ptoc_ir::ValueId> = (0..next(3).min(env.len() as u64))
+                        .map(|_| env[next(env.len() as u64) as usize])
+                        .collect();
+                    let outer = env.clone();
+                    let results = b.for_loop(lb, ub, step, &carry, |b, iv, carried| {
+                        let mut inner = outer.clone();
+                        inner.extend(carried);
+                        stmts(
+                            b,
+                            next,
+                            &mut inner,
+                            Some(iv),
+                            depth + 1,
+                            ctx,
+                            tty,
+                            limits,
+                            consts,
+                        );
+                        carried
+                            .iter()
+                            .map(|_| {
+                                inner[inner.len() - 1 - next(inner.len().min(3) as u64) as usize]
+                            })
+                            .collect()
+                    });
+                    env.extend(results);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut env = Vec::new();
+    stmts(
+        &mut b,
+        &mut next,
+        &mut env,
+        None,
+        0,
+        (x, y, out, n),
+        &tty,
+        (max_row, max_col),
+        (zero, one),
+    );
+    (b.finish(), rows, cols, n_value)
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+    /// Random GM kernels compile without panicking and compute what the IR means.
+    #[test]
+    fn random_gm_kernels_match_an_independent_evaluation(seed in proptest::prelude::any::<u64>()) {
+        let (kernel, rows, cols, n) = random_kernel(seed);
+        let size = (rows * cols) as usize;
+        let args = [
+            Arg::F32(data(size, (seed % 1000) as u32)),
+            Arg::F32(data(size, (seed % 997) as u32 + 1)),
+            Arg::F32(vec![0.25; size]),
+            Arg::Scalar(n),
+        ];
+        let want = evaluate(&kernel, &args);
+        let k = compile(kernel.clone(), NamingModel::Queue).unwrap();
+        let got = run(&k, &args).unwrap();
+        proptest::prop_assert_eq!(got, want.clone());
+        // Absolute naming compiles exactly the kernels whose loops write no tile, and runs them.
+        match compile(kernel, NamingModel::AbsoluteNoFree) {
+            Ok(k) => proptest::prop_assert_eq!(run(&k, &args).unwrap(), want),
+            Err(e) => proptest::prop_assert!(
+                e[0].contains("inside a loop") || e[0].contains("yielded unchanged")
+                    || e[0].contains("tile registers") || e[0].contains("capacity"),
+                "{:?}", e
+            ),
+        }
+    }
+}

@@ -5,10 +5,10 @@
 // TSEL/FP32 = (26<<20)|...; its first B.IOT carries the predicate T#3 (code 2) and the true
 // source T#1 with no destination and L=0 (two-source form); the second the false source T#2
 // (one-source form, funct3 101), L and the destination ->T<6> (4 KiB, the sources' SizeCode).
-// RUN: ptoc %s --emit=words | FileCheck %s
-// RUN: ptoc verify %s --trials 60 | FileCheck %s --check-prefix=EXEC
-// RUN: ptoc %s -o %t.bin && ptoc disasm %t.bin | FileCheck %s --check-prefix=ASM
-// RUN: ptoc %s --emit=mlir | ptoc - --emit=words | FileCheck %s
+// RUN: ptoc %s --target-profile=absolute --emit=words | FileCheck %s
+// RUN: ptoc verify %s --target-profile=absolute --trials 60 | FileCheck %s --check-prefix=EXEC
+// RUN: ptoc %s --target-profile=absolute -o %t.bin && ptoc disasm %t.bin | FileCheck %s --check-prefix=ASM
+// RUN: ptoc %s --target-profile=absolute --emit=mlir | ptoc - --target-profile=absolute --emit=words | FileCheck %s
 
 // CHECK:      0x08D19181  BSTART.VEC TCMP, FP32
 // CHECK-NEXT: 0x58001023  B.DATR CMode=LT, PadValue=Null

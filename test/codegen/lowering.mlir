@@ -1,6 +1,6 @@
 // Bundle emission without fusion: reductions describe their source, expands their full-shape
 // operands; EXPDIF widening gets B.DATR DataType=FP32; a result pad gets B.DATR PadValue.
-// RUN: ptoc %s -O0 --emit=asm --split-input-file | FileCheck %s
+// RUN: ptoc %s --target-profile=absolute -O0 --emit=asm --split-input-file | FileCheck %s
 
 // CHECK-LABEL: .kernel softmax_rows
 // CHECK:      .arg x, T#1, FP32, 16x64, valid=16x64, size=6, pad=Null

@@ -4,7 +4,7 @@
 // BSTART = DataType<<27 | Mode<<25 | Function<<20 | 0x19181; one-source B.IOT = Src0<<20 | L<<19 |
 // SizeCode<<15 | 0b101<<12 | PEMode<<9 | Hand<<7 | 0x13. Registers: arguments T#1-T#3, then one
 // per op in order (%e is T#6).
-// RUN: ptoc %s -O0 --emit=words | FileCheck %s
+// RUN: ptoc %s --target-profile=absolute -O0 --emit=words | FileCheck %s
 // CHECK:      0x0C419181  BSTART.SFU TROWEXPAND, FP32
 // CHECK-NEXT: 0x01000043  B.DIM LB0=16
 // CHECK-NEXT: 0x00801043  B.DIM LB1=8

@@ -3,13 +3,13 @@
 // Pad<<27 | Sat<<26 | DstDataType<<20 | RMode<<15 | 0x1023 (codes FP64 0, FP32 1, FP16 4,
 // E4M3 7, S64 16, S8 19, U8 27; pads Max 1, Null 3; RMode RTZ 2, RUP 4, RNA 5). The compiled
 // kernel agrees bit for bit with the reference evaluator; pto.rmode/pto.sat print back as MLIR.
-// RUN: ptoc %s --emit=words | FileCheck %s
-// RUN: ptoc verify %s --trials 40 | FileCheck %s --check-prefix=EXEC
-// RUN: ptoc %s --emit=mlir | FileCheck %s --check-prefix=MLIR
-// RUN: ptoc %s --emit=mlir --pass-pipeline= -o %t.1.mlir
-// RUN: ptoc %t.1.mlir --emit=mlir --pass-pipeline= -o %t.2.mlir
+// RUN: ptoc %s --target-profile=absolute --emit=words | FileCheck %s
+// RUN: ptoc verify %s --target-profile=absolute --trials 40 | FileCheck %s --check-prefix=EXEC
+// RUN: ptoc %s --target-profile=absolute --emit=mlir | FileCheck %s --check-prefix=MLIR
+// RUN: ptoc %s --target-profile=absolute --emit=mlir --pass-pipeline= -o %t.1.mlir
+// RUN: ptoc %t.1.mlir --target-profile=absolute --emit=mlir --pass-pipeline= -o %t.2.mlir
 // RUN: diff %t.1.mlir %t.2.mlir
-// RUN: ptoc %s -o %t.bin && ptoc disasm %t.bin -o %t.s && ptoc asm %t.s -o %t.2.bin && cmp %t.bin %t.2.bin
+// RUN: ptoc %s --target-profile=absolute -o %t.bin && ptoc disasm %t.bin -o %t.s && ptoc asm %t.s -o %t.2.bin && cmp %t.bin %t.2.bin
 
 // FP32 -> FP16, default rounding (RNE): B.DATR DataType=FP16, Null.
 // CHECK:      0x09B19181  BSTART.VEC TCVT, FP32

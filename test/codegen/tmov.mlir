@@ -3,9 +3,9 @@
 // padding, §13.4–§13.5), one binding: source T#1, L=1, SizeCode 3, hand T, funct3 101, PEMode 111
 // = 0x0009DE13 (§2.5). The compiled kernel agrees bit for bit with the reference evaluator, and
 // a copy that asks for another pad is a located error.
-// RUN: ptoc %s --emit=words | FileCheck %s
-// RUN: ptoc verify %s --trials 40 | FileCheck %s --check-prefix=EXEC
-// RUN: not ptoc %S/Inputs/tmov-pad.mlir 2>&1 | FileCheck %s --check-prefix=ERR
+// RUN: ptoc %s --target-profile=absolute --emit=words | FileCheck %s
+// RUN: ptoc verify %s --target-profile=absolute --trials 40 | FileCheck %s --check-prefix=EXEC
+// RUN: not ptoc %S/Inputs/tmov-pad.mlir --target-profile=absolute 2>&1 | FileCheck %s --check-prefix=ERR
 
 // CHECK:      0x08211181  BSTART.TMOV FP32
 // CHECK-NEXT: 0x0009DE13  B.IOT T#1, mask=1111, last, ->T<3>

@@ -1,8 +1,8 @@
 // The worked example of docs/isa.md §2.10: TROWEXPANDMAX FP32 8x16 with sources T#1, T#2 and a
 // SizeCode 3 destination, as canonical assembly, as words, and as an object readelf can list.
-// RUN: ptoc %s --emit=asm | FileCheck %s
-// RUN: ptoc %s --emit=words | FileCheck %s --check-prefix=WORDS
-// RUN: ptoc %s -o %t.bin
+// RUN: ptoc %s --target-profile=absolute --emit=asm | FileCheck %s
+// RUN: ptoc %s --target-profile=absolute --emit=words | FileCheck %s --check-prefix=WORDS
+// RUN: ptoc %s --target-profile=absolute -o %t.bin
 // RUN: llvm-readelf -S -s %t.bin | FileCheck %s --check-prefix=ELF
 // RUN: ptoc disasm %t.bin | FileCheck %s
 

@@ -1,7 +1,7 @@
 // pto-allocate: core tile capacity is Σ popcount(mask) × capacity ≤ 256 KiB; the error gives
 // the exact shortfall, and a smaller mask that fits.
-// RUN: ptoc %s --split-input-file --pass-pipeline=pto-allocate --verify-diagnostics
-// RUN: ptoc %s --split-input-file --pass-pipeline=pto-allocate --pe-mask=1110 --emit=mlir | FileCheck %s
+// RUN: ptoc %s --target-profile=absolute --split-input-file --pass-pipeline=pto-allocate --verify-diagnostics
+// RUN: ptoc %s --target-profile=absolute --split-input-file --pass-pipeline=pto-allocate --pe-mask=1110 --emit=mlir | FileCheck %s
 
 // 64 + 8 + 2 + 1 KiB per PE: 300 KiB on four PEs, 225 KiB on three.
 // expected-error@+1 {{kernel @too_big needs 300 KiB of tile capacity with mask 1111; the core has 256 KiB (short by 44 KiB); with --pe-mask=1110 it needs 225 KiB [core-capacity, Fault_TileAllocation]}}

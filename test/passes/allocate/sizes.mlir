@@ -2,7 +2,7 @@
 // written shape; full-shape results the one giving exactly their source's rows (twice the
 // capacity for a mixed EXPDIF); a fresh tile grows when an elementwise partner derives more rows.
 // The written types stay as they are: pto.rows carries the derived rows.
-// RUN: ptoc %s --split-input-file --pass-pipeline=pto-allocate --emit=mlir | FileCheck %s
+// RUN: ptoc %s --target-profile=absolute --split-input-file --pass-pipeline=pto-allocate --emit=mlir | FileCheck %s
 
 // 5x64xf32 is 1280 bytes: SizeCode 5 (2 KiB) derives 8 rows; the forced result follows it.
 // CHECK-LABEL: func.func @smallest

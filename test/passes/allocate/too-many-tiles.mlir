@@ -1,5 +1,5 @@
 // pto-allocate: a kernel with more tiles than the core has registers (nothing is ever freed).
-// RUN: ptoc %s --pass-pipeline=pto-allocate --verify-diagnostics
+// RUN: ptoc %s --target-profile=absolute --pass-pipeline=pto-allocate --verify-diagnostics
 
 func.func @seventy_tiles(%x: !pto.tile<1x32xf32>) -> !pto.tile<1x32xf32> {
   %t0 = "pto.texp"(%x) : (!pto.tile<1x32xf32>) -> !pto.tile<1x32xf32>

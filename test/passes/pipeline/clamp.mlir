@@ -1,7 +1,7 @@
 // Clamp by a per-row floor and a per-column ceiling, broadcasts written numpy-style with the
 // vector on either side: both become expand ops (TROWEXPANDMAX, TCOLEXPANDMIN).
-// RUN: ptoc %s --emit=mlir | FileCheck %s
-// RUN: ptoc verify %s --trials 4 | FileCheck %s --check-prefix=EXEC
+// RUN: ptoc %s --target-profile=absolute --emit=mlir | FileCheck %s
+// RUN: ptoc verify %s --target-profile=absolute --trials 4 | FileCheck %s --check-prefix=EXEC
 
 func.func @clamp(%x: !pto.tile<16x64xsi32>, %lo: !pto.tile<16x1xsi32>, %hi: !pto.tile<1x64xsi32>) -> !pto.tile<16x64xsi32> {
   %a = "pto.tmax"(%lo, %x) : (!pto.tile<16x1xsi32>, !pto.tile<16x64xsi32>) -> !pto.tile<?x?xsi32>

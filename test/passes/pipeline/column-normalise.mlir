@@ -1,8 +1,8 @@
 // Column normalisation: divide every element by its column's sum, written as a numpy-style
 // column broadcast; the valid region (10x60) carries through inference, fusion and allocation.
-// RUN: ptoc %s --emit=mlir --pass-pipeline=pto-verify,pto-infer-shapes | FileCheck %s --check-prefix=INFER
-// RUN: ptoc %s --emit=mlir | FileCheck %s
-// RUN: ptoc verify %s --trials 4 | FileCheck %s --check-prefix=EXEC
+// RUN: ptoc %s --target-profile=absolute --emit=mlir --pass-pipeline=pto-verify,pto-infer-shapes | FileCheck %s --check-prefix=INFER
+// RUN: ptoc %s --target-profile=absolute --emit=mlir | FileCheck %s
+// RUN: ptoc verify %s --target-profile=absolute --trials 4 | FileCheck %s --check-prefix=EXEC
 
 func.func @colnorm(%x: !pto.tile<16x64xf16, valid=10x60>) -> !pto.tile<16x64xf16, valid=10x60> {
   %s = "pto.tcolsum"(%x) : (!pto.tile<16x64xf16, valid=10x60>) -> !pto.tile<?x?xf16>

@@ -1,10 +1,10 @@
 // Row softmax written with numpy-style broadcasts and a '?' result: inference makes the
 // broadcasts explicit, fusion folds them (sub+exp into EXPDIF, div into TROWEXPANDDIV), and
 // allocation gives registers in program order by the renaming rule.
-// RUN: ptoc %s --emit=mlir --pass-pipeline='builtin.module(func.func(pto-verify,pto-infer-shapes))' | FileCheck %s --check-prefix=INFER
-// RUN: ptoc %s --emit=mlir | FileCheck %s
-// RUN: ptoc %s --emit=mlir -O0 | FileCheck %s --check-prefix=O0
-// RUN: ptoc verify %s --trials 4 | FileCheck %s --check-prefix=EXEC
+// RUN: ptoc %s --target-profile=absolute --emit=mlir --pass-pipeline='builtin.module(func.func(pto-verify,pto-infer-shapes))' | FileCheck %s --check-prefix=INFER
+// RUN: ptoc %s --target-profile=absolute --emit=mlir | FileCheck %s
+// RUN: ptoc %s --target-profile=absolute --emit=mlir -O0 | FileCheck %s --check-prefix=O0
+// RUN: ptoc verify %s --target-profile=absolute --trials 4 | FileCheck %s --check-prefix=EXEC
 
 func.func @softmax(%x: !pto.tile<16x64xf32>) -> !pto.tile<16x64xf32> {
   %m = "pto.trowmax"(%x) : (!pto.tile<16x64xf32>) -> !pto.tile<?x?xf32>

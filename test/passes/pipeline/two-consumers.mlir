@@ -1,8 +1,8 @@
 // One explicit row broadcast feeding two elementwise ops (as right and as left operand): fusion
 // folds it into both, and the copy disappears; without fusion it keeps its own register.
-// RUN: ptoc %s --emit=mlir | FileCheck %s
-// RUN: ptoc %s --emit=mlir -O0 | FileCheck %s --check-prefix=O0
-// RUN: ptoc verify %s --trials 4 | FileCheck %s --check-prefix=EXEC
+// RUN: ptoc %s --target-profile=absolute --emit=mlir | FileCheck %s
+// RUN: ptoc %s --target-profile=absolute --emit=mlir -O0 | FileCheck %s --check-prefix=O0
+// RUN: ptoc verify %s --target-profile=absolute --trials 4 | FileCheck %s --check-prefix=EXEC
 
 func.func @two_consumers(%x: !pto.tile<16x64xf32>, %y: !pto.tile<16x64xf32>) -> (!pto.tile<16x64xf32>, !pto.tile<16x64xf32>) {
   %m = "pto.trowmax"(%x) : (!pto.tile<16x64xf32>) -> !pto.tile<16x1xf32>
