@@ -122,6 +122,7 @@ pub fn lower_gm_kernel(kernel: &GmKernel) -> Result<Kernel, Vec<Diagnostic>> {
         kernel,
         gprs,
         metas: HashMap::new(),
+        constants: HashMap::new(),
         mask: pe_mask,
         bundles: Vec::new(),
         pending: Vec::new(),
@@ -454,6 +455,8 @@ struct Emitter<'k> {
     kernel: &'k GmKernel,
     gprs: HashMap<ValueId, u8>,
     metas: HashMap<ValueId, TileMeta>,
+    /// The value of every constant seen so far.
+    constants: HashMap<ValueId, u64>,
     mask: PeMask,
     bundles: Vec<Bundle>,
     /// Scalar instructions waiting for their standard block.
@@ -654,8 +657,16 @@ impl Emitter<'_> {
         Some(out)
     }
 
-    /// Scalar code putting `mem[row, col]`'s address in T1 and the row stride in T2.
-    fn address(&mut self, op: &GmOp, mem: ValueId, row: ValueId, col: ValueId) -> Option<DataType> {
+    /// Scalar code putting `mem[row, col]`'s address in T1 and the row stride in T2, for a tile
+    /// whose valid region is `valid` (rows, columns). Constant offsets that run past the memref
+    /// are refused here (the interpreter would fault at run time).
+    fn address(
+        &mut self,
+        op: &GmOp,
+        mem: ValueId,
+        (row, col): (ValueId, ValueId),
+        valid: (u32, u32),
+    ) -> Option<DataType> {
         let Type::MemRef(m) = self.kernel.ty(mem).clone() else {
             self.errors.push(Diagnostic::error(
                 op.loc.clone(),
@@ -663,6 +674,27 @@ impl Emitter<'_> {
             ));
             return None;
         };
+        for (what, at, extent, size) in [
+            ("rows", row, valid.0, m.rows),
+            ("columns", col, valid.1, m.cols),
+        ] {
+            if let Some(&first) = self.constants.get(&at) {
+                if first
+                    .checked_add(u64::from(extent))
+                    .is_none_or(|end| end > u64::from(size))
+                {
+                    self.errors.push(Diagnostic::error(
+                        op.loc.clone(),
+                        format!(
+                            "accesses {what} {first}..{} of %{} ({m}), which has {size}",
+                            first as u128 + u128::from(extent),
+                            self.kernel.display_name(mem)
+                        ),
+                    ));
+                    return None;
+                }
+            }
+        }
         let base = self.gpr(mem, &op.loc);
         let row = self.gpr(row, &op.loc);
         let col = self.gpr(col, &op.loc);
@@ -694,6 +726,7 @@ impl Emitter<'_> {
         let err = |m: String| Diagnostic::error(op.loc.clone(), m);
         match &op.kind {
             GmOpKind::Constant(bits) => {
+                self.constants.insert(op.results[0], *bits);
                 let dst = self.gpr(op.results[0], &op.loc);
                 let o = origin(self.kernel, op, "arith.constant");
                 self.scalar_code(materialize(dst, *bits), o);
@@ -715,8 +748,9 @@ impl Emitter<'_> {
             }
             GmOpKind::Load => {
                 let Some(dst) = self.dest(op) else { return };
-                let Some(dtype) = self.address(op, op.operands[0], op.operands[1], op.operands[2])
-                else {
+                let valid = (dst.valid_rows, dst.valid_cols);
+                let at = (op.operands[1], op.operands[2]);
+                let Some(dtype) = self.address(op, op.operands[0], at, valid) else {
                     return;
                 };
                 if dtype != dst.dtype {
@@ -764,11 +798,12 @@ impl Emitter<'_> {
             }
             GmOpKind::Store => {
                 let Some(src) = self.sources(op) else { return };
-                let Some(dtype) = self.address(op, op.operands[1], op.operands[2], op.operands[3])
-                else {
+                let Some(src) = src.first() else { return };
+                let valid = (src.valid_rows, src.valid_cols);
+                let at = (op.operands[2], op.operands[3]);
+                let Some(dtype) = self.address(op, op.operands[1], at, valid) else {
                     return;
                 };
-                let Some(src) = src.first() else { return };
                 if dtype != src.dtype {
                     self.errors.push(err(format!(
                         "stores a {} tile to a memref of {dtype}",

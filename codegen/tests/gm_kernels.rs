@@ -638,3 +638,29 @@ proptest::proptest! {
         }
     }
 }
+
+/// A constant offset past the memref is a located compile error, not a run-time fault.
+#[test]
+fn constant_offsets_past_a_memref_are_located_errors() {
+    for (row, col, want) in [
+        (
+            3,
+            0,
+            "accesses rows 3..5 of %x (memref<4x16xf32>), which has 4",
+        ),
+        (
+            0,
+            9,
+            "accesses columns 9..17 of %x (memref<4x16xf32>), which has 16",
+        ),
+    ] {
+        let mut b = GmBuilder::new("oob");
+        let x = b.memref("x", "memref<4x16xf32>");
+        let out = b.memref("out", "memref<4x16xf32>");
+        let (r, c, c0) = (b.index(row), b.index(col), b.index(0));
+        let t = b.load(x, r, c, "2x8xf32");
+        b.store(t, out, c0, c0);
+        let err = compile(b.finish(), NamingModel::Queue).unwrap_err();
+        assert_eq!(err, [want]);
+    }
+}
