@@ -526,7 +526,7 @@ fn random_kernel(seed: u64) -> (GmKernel, u32, u32, u64) {
         let (x, y, out, n) = ctx;
         let (max_row, max_col) = limits;
         let (zero, one) = consts;
-        let count = 1 + next(5);
+        let count = 1 + next(if depth == 0 { 8 } else { 24 });
         for _ in 0..count {
             let at_row = |b: &mut GmBuilder, next: &mut dyn FnMut(u64) -> u64| match row {
                 Some(r) if next(2) == 0 => r,
@@ -662,5 +662,50 @@ fn constant_offsets_past_a_memref_are_located_errors() {
         b.store(t, out, c0, c0);
         let err = compile(b.finish(), NamingModel::Queue).unwrap_err();
         assert_eq!(err, [want]);
+    }
+}
+
+/// Many carried tiles and a body that keeps more tiles alive than a hand holds: the planner must
+/// rotate (TMOV) and rescue values so every read still finds them, every iteration.
+#[test]
+fn pressure_forces_rotations_and_stays_exact() {
+    let (rows, carried, live) = (12u32, 6usize, 40usize);
+    let mut b = GmBuilder::new("pressure");
+    let x = b.memref("x", &format!("memref<{rows}x64xf32>"));
+    let out = b.memref("out", &format!("memref<{rows}x64xf32>"));
+    let n = b.scalar("n", ScalarType::Index);
+    let (c0, c1) = (b.index(0), b.index(1));
+    let cols: Vec<_> = (0..8).map(|c| b.index(c * 8)).collect();
+    let inits: Vec<_> = (0..carried)
+        .map(|j| b.load(x, c0, cols[j], "1x8xf32"))
+        .collect();
+    let results = b.for_loop(c0, n, c1, &inits, |b, i, acc| {
+        let loads: Vec<_> = (0..live)
+            .map(|j| b.load(x, i, cols[j % 8], "1x8xf32"))
+            .collect();
+        // Read every load again at the end, in reverse, so all of them stay alive together.
+        let mut sum = loads[live - 1];
+        for &t in loads.iter().rev().skip(1) {
+            sum = b.tile("TADD", &[sum, t], "1x8xf32");
+        }
+        b.store(sum, out, i, c0);
+        acc.iter()
+            .enumerate()
+            .map(|(j, &a)| b.tile("TMAX", &[a, loads[j]], "1x8xf32"))
+            .collect()
+    });
+    for (j, &r) in results.iter().enumerate() {
+        b.store(r, out, c0, cols[j + 1]);
+    }
+    let kernel = b.finish();
+    let k = compile(kernel.clone(), NamingModel::Queue).unwrap();
+    let xv = data((rows * 64) as usize, 21);
+    for n in [0u64, 1, 7, 12] {
+        let args = [
+            Arg::F32(xv.clone()),
+            Arg::F32(vec![0.0; (rows * 64) as usize]),
+            Arg::Scalar(n),
+        ];
+        assert_eq!(run(&k, &args).unwrap(), evaluate(&kernel, &args), "n = {n}");
     }
 }

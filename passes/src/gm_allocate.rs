@@ -6,9 +6,9 @@
 //! 1. every tile that lives across a loop boundary (read in the body, or defined before the loop
 //!    and read after it) becomes a loop-carried value, so tiles cross loops only as carried
 //!    values;
-//! 2. at loop entry the carried tiles are re-pushed (TMOV) onto one hand in a canonical order,
+//! 2. at loop entry the carried tiles are re-pushed (TMOV), 16 to a hand, in a canonical order,
 //!    and at the end of the body the yielded tiles are re-pushed in the same order onto the same
-//!    hand: every iteration starts, and the loop exits (after any trip count, zero included),
+//!    hands: every iteration starts, and the loop exits (after any trip count, zero included),
 //!    with the carried values at the same ages;
 //! 3. each straight-line stretch is planned by the rule of `queue_plan`: a push goes to a hand
 //!    whose oldest entry is dead, else the hand with the fewest live oldest tiles is rotated by
@@ -368,6 +368,16 @@ impl Queue {
         q.truncate(DEPTH);
     }
 
+    /// Push a copy of `v` onto `hand`; the old copy stays allocated but is never read again.
+    fn repush(&mut self, hand: Hand, v: ValueId) {
+        for slot in self.hands.iter_mut().flatten() {
+            if *slot == Some(v) {
+                *slot = None;
+            }
+        }
+        self.push(hand, v);
+    }
+
     /// The value the next push onto `hand` retires.
     fn oldest(&self, hand: Hand) -> Option<ValueId> {
         self.hands[hand as usize].get(DEPTH - 1).copied().flatten()
@@ -482,11 +492,11 @@ impl Alloc<'_> {
         q: &mut Queue,
         latest: &mut HashMap<ValueId, ValueId>,
         live: &dyn Fn(ValueId) -> bool,
-        exclude: Option<Hand>,
+        exclude: &[Hand],
         loc: &Location,
         out: &mut Vec<GmOp>,
     ) -> Result<Hand, Diagnostic> {
-        let hands = Hand::ALL.into_iter().filter(|&h| Some(h) != exclude);
+        let hands = Hand::ALL.into_iter().filter(|h| !exclude.contains(h));
         let live_count = |q: &Queue, h: Hand| {
             q.hands[h as usize]
                 .iter()
@@ -513,10 +523,12 @@ impl Alloc<'_> {
                 })
                 .count()
         };
-        let (count, hand) = hands
-            .map(|h| (rotations(q, h), h))
-            .min()
-            .expect("at least three hands");
+        let Some((count, hand)) = hands.map(|h| (rotations(q, h), h)).min() else {
+            return Err(Diagnostic::error(
+                loc.clone(),
+                "needs more than 64 tiles alive at once (queue naming reaches 16 per hand)",
+            ));
+        };
         if count == DEPTH {
             return Err(Diagnostic::error(
                 loc.clone(),
@@ -529,15 +541,15 @@ impl Alloc<'_> {
             let src = latest.get(&v).copied().unwrap_or(v);
             let op = self.tmov(src, code, hand, loc);
             latest.insert(v, op.results[0]);
-            q.push(hand, v);
+            q.repush(hand, v);
             out.push(op);
         }
         Ok(hand)
     }
 
-    /// Re-push `sources` (in order) onto one hand: `fixed`, or the hand with the fewest live
-    /// tiles. Values the sequence would retire while still needed are first rescued onto
-    /// another hand. Returns the hand and the copies.
+    /// Re-push `sources` (in order), 16 to a hand: onto `fixed` (one hand per source), or onto
+    /// the hands with the fewest live tiles. Values the sequence would retire while still needed
+    /// are first rescued onto a hand it does not use. Returns each source's hand and copy.
     #[allow(clippy::too_many_arguments)]
     fn canonical(
         &mut self,
@@ -545,35 +557,42 @@ impl Alloc<'_> {
         latest: &mut HashMap<ValueId, ValueId>,
         live: &dyn Fn(ValueId) -> bool,
         sources: &[ValueId],
-        fixed: Option<Hand>,
+        fixed: Option<&[Hand]>,
         loc: &Location,
         out: &mut Vec<GmOp>,
-    ) -> Result<(Hand, Vec<ValueId>), Diagnostic> {
-        if sources.len() > DEPTH {
-            return Err(Diagnostic::error(
-                loc.clone(),
-                format!(
-                    "carries {} tiles across a loop boundary; queue naming reaches {DEPTH} per hand",
-                    sources.len()
-                ),
-            ));
-        }
-        let hand = fixed.unwrap_or_else(|| {
-            Hand::ALL
-                .into_iter()
-                .min_by_key(|&h| {
+    ) -> Result<(Vec<Hand>, Vec<ValueId>), Diagnostic> {
+        let hands: Vec<Hand> = match fixed {
+            Some(h) => h.to_vec(),
+            None => {
+                let mut order = Hand::ALL.to_vec();
+                order.sort_by_key(|&h| {
                     q.hands[h as usize]
                         .iter()
                         .filter(|v| v.is_some_and(|v| live(v) || sources.contains(&v)))
                         .count()
-                })
-                .expect("four hands")
-        });
+                });
+                let chunks = sources.len().div_ceil(DEPTH);
+                if chunks > order.len() {
+                    return Err(Diagnostic::error(
+                        loc.clone(),
+                        format!(
+                            "carries {} tiles across a loop boundary; queue naming reaches {} \
+                             (16 per hand)",
+                            sources.len(),
+                            4 * DEPTH
+                        ),
+                    ));
+                }
+                (0..sources.len()).map(|j| order[j / DEPTH]).collect()
+            }
+        };
+        let mut used = hands.clone();
+        used.dedup();
         // Rescue what the sequence would retire while still needed.
         for _ in 0..=4 * DEPTH {
             let mut sim = q.clone();
             let mut victim = None;
-            for (j, &s) in sources.iter().enumerate() {
+            for (j, (&s, &hand)) in sources.iter().zip(&hands).enumerate() {
                 if sim.code(s).is_none() {
                     return Err(Diagnostic::error(
                         loc.clone(),
@@ -590,16 +609,16 @@ impl Alloc<'_> {
             }
             let Some(v) = victim else { break };
             let keep = |x: ValueId| live(x) || sources.contains(&x);
-            let to = self.choose(q, latest, &keep, Some(hand), loc, out)?;
+            let to = self.choose(q, latest, &keep, &used, loc, out)?;
             let code = q.code(v).expect("the victim is reachable");
             let src = latest.get(&v).copied().unwrap_or(v);
             let op = self.tmov(src, code, to, loc);
             latest.insert(v, op.results[0]);
-            q.push(to, v);
+            q.repush(to, v);
             out.push(op);
         }
         let mut copies = Vec::new();
-        for &s in sources {
+        for (&s, &hand) in sources.iter().zip(&hands) {
             let code = q.code(s).ok_or_else(|| {
                 Diagnostic::error(loc.clone(), "cannot keep the carried tiles reachable")
             })?;
@@ -610,7 +629,16 @@ impl Alloc<'_> {
             copies.push(copy);
             out.push(op);
         }
-        Ok((hand, copies))
+        Ok((hands, copies))
+    }
+
+    /// The queue that holds exactly `values`, pushed in order onto `hands`.
+    fn frame_queue(values: &[ValueId], hands: &[Hand]) -> Queue {
+        let mut q = Queue::default();
+        for (&v, &h) in values.iter().zip(hands) {
+            q.hands[h as usize].insert(0, Some(v));
+        }
+        q
     }
 
     /// Plan one block under queue naming; `frame` is the loop body's carried-tile hand.
@@ -618,7 +646,7 @@ impl Alloc<'_> {
         &mut self,
         block: &mut Block,
         q: &mut Queue,
-        frame: Option<Hand>,
+        frame: Option<&[Hand]>,
     ) -> Result<(), Diagnostic> {
         let last = last_uses(block);
         let old = std::mem::take(&mut block.ops);
@@ -626,25 +654,21 @@ impl Alloc<'_> {
         let mut out = Vec::with_capacity(old.len());
         for (i, mut op) in old.into_iter().enumerate() {
             let live_after = |v: ValueId| last.get(&v).is_some_and(|&l| l > i);
-            for v in &mut op.operands {
-                if let Some(&c) = latest.get(v) {
-                    *v = c;
+            // Operands stay the block's own values (the queue tracks those) until the op is
+            // emitted; then each names its newest copy.
+            let rename = |op: &mut GmOp, latest: &HashMap<ValueId, ValueId>| {
+                for v in &mut op.operands {
+                    if let Some(&c) = latest.get(v) {
+                        *v = c;
+                    }
                 }
-            }
-            let logical = |latest: &HashMap<ValueId, ValueId>, v: ValueId| {
-                latest.iter().find(|(_, &c)| c == v).map_or(v, |(&l, _)| l)
             };
             match &mut op.kind {
                 GmOpKind::Load | GmOpKind::Tile { .. } => {
-                    let hand = self.choose(q, &mut latest, &live_after, None, &op.loc, &mut out)?;
-                    // (rotations may have renamed an operand)
+                    let hand = self.choose(q, &mut latest, &live_after, &[], &op.loc, &mut out)?;
                     let mut codes = Vec::new();
-                    for v in op.operands.iter_mut() {
-                        let l = logical(&latest, *v);
-                        if let Some(&c) = latest.get(&l) {
-                            *v = c;
-                        }
-                        if self.kernel.ty(*v).tile().is_some() {
+                    for &l in &op.operands {
+                        if self.kernel.ty(l).tile().is_some() {
                             codes.push(q.code(l).ok_or_else(|| {
                                 Diagnostic::error(
                                     op.loc.clone(),
@@ -656,6 +680,7 @@ impl Alloc<'_> {
                     if matches!(op.kind, GmOpKind::Tile { .. }) {
                         srcs_attr(&mut op, &codes);
                     }
+                    rename(&mut op, &latest);
                     let r = op.results[0];
                     let geom = self.geometry[&r];
                     tile_attrs(&mut op, TileReg::of(hand, 1).expect("#1"), geom);
@@ -664,25 +689,22 @@ impl Alloc<'_> {
                     out.push(op);
                 }
                 GmOpKind::Store => {
-                    let l = logical(&latest, op.operands[0]);
-                    let code = q.code(l).ok_or_else(|| {
+                    let code = q.code(op.operands[0]).ok_or_else(|| {
                         Diagnostic::error(
                             op.loc.clone(),
                             "internal error: the stored tile is unreachable",
                         )
                     })?;
                     srcs_attr(&mut op, &[code]);
+                    rename(&mut op, &latest);
                     out.push(op);
                 }
                 GmOpKind::For(_) => {
                     let tile_at: Vec<usize> = (3..op.operands.len())
                         .filter(|&j| self.kernel.ty(op.operands[j]).tile().is_some())
                         .collect();
-                    let inits: Vec<ValueId> = tile_at
-                        .iter()
-                        .map(|&j| logical(&latest, op.operands[j]))
-                        .collect();
-                    let (hand, copies) = self.canonical(
+                    let inits: Vec<ValueId> = tile_at.iter().map(|&j| op.operands[j]).collect();
+                    let (hands, copies) = self.canonical(
                         q,
                         &mut latest,
                         &live_after,
@@ -700,30 +722,25 @@ impl Alloc<'_> {
                     // Every iteration starts with the carried tiles at these ages, and nothing
                     // else is known.
                     let args: Vec<ValueId> = tile_at.iter().map(|&j| body.args[j - 2]).collect();
-                    let mut inner = Queue::default();
-                    inner.hands[hand as usize] = args.iter().rev().map(|&a| Some(a)).collect();
-                    self.queue_block(body, &mut inner, Some(hand))?;
+                    let mut inner = Self::frame_queue(&args, &hands);
+                    self.queue_block(body, &mut inner, Some(&hands))?;
                     let results: Vec<ValueId> =
                         tile_at.iter().map(|&j| op.results[j - 3]).collect();
-                    *q = Queue::default();
-                    q.hands[hand as usize] = results.iter().rev().map(|&a| Some(a)).collect();
+                    *q = Self::frame_queue(&results, &hands);
                     out.push(op);
                 }
                 GmOpKind::Yield => {
-                    if let Some(hand) = frame {
+                    if let Some(hands) = frame {
                         let tile_at: Vec<usize> = (0..op.operands.len())
                             .filter(|&j| self.kernel.ty(op.operands[j]).tile().is_some())
                             .collect();
-                        let ys: Vec<ValueId> = tile_at
-                            .iter()
-                            .map(|&j| logical(&latest, op.operands[j]))
-                            .collect();
+                        let ys: Vec<ValueId> = tile_at.iter().map(|&j| op.operands[j]).collect();
                         let (_, copies) = self.canonical(
                             q,
                             &mut latest,
                             &live_after,
                             &ys,
-                            Some(hand),
+                            Some(hands),
                             &op.loc,
                             &mut out,
                         )?;
