@@ -29,6 +29,8 @@
 //! comma-separated); on the kernel `pto.profile` and `pto.pe_mask`.
 
 use ptoc_ir::alloc_attrs::{DST, PE_MASK, PROFILE, ROWS, SRCS, TSIZE};
+#[cfg(test)]
+use ptoc_ir::Type;
 use ptoc_ir::{Attr, Block, Diagnostic, GmDef, GmKernel, GmOp, GmOpKind, Location, ValueId};
 use ptoc_isa::geometry::LOCAL_REGISTERS;
 use ptoc_isa::ops::by_kind;
@@ -885,5 +887,86 @@ impl Alloc<'_> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptoc_ir::gm_build::GmBuilder;
+    use ptoc_ir::ScalarType;
+
+    fn attr(op: &GmOp, key: &str) -> String {
+        match op.attrs.get(key) {
+            Some(Attr::Str(s)) => s.clone(),
+            Some(Attr::Int(n)) => n.to_string(),
+            None => String::new(),
+        }
+    }
+
+    /// `acc = x[0]; for i in 1..n: acc = max(acc, x[i])`: the carried tile is re-pushed at
+    /// entry and at the end of the body onto the same hand, so the body names it `U#1` every
+    /// iteration; the loop's result is `U#1` after the loop whatever the trip count.
+    #[test]
+    fn a_carried_tile_is_named_the_same_every_iteration() {
+        let mut b = GmBuilder::new("k");
+        let x = b.memref("x", "memref<8x8xf32>");
+        let out = b.memref("out", "memref<1x8xf32>");
+        let n = b.scalar("n", ScalarType::Index);
+        let (c0, c1) = (b.index(0), b.index(1));
+        let first = b.load(x, c0, c0, "1x8xf32");
+        let r = b.for_loop(c1, n, c1, &[first], |b, i, acc| {
+            let t = b.load(x, i, c0, "1x8xf32");
+            vec![b.tile("TMAX", &[acc[0], t], "1x8xf32")]
+        });
+        b.store(r[0], out, c0, c0);
+        let mut k = b.finish();
+        let stats = allocate_gm(&mut k, PeMask::ALL_PES, NamingModel::Queue).unwrap();
+        assert_eq!((stats.pushes, stats.moves), (5, 2));
+        let ops = &k.body.ops;
+        // c0, c1, load, TMOV (entry), for, store, return
+        assert_eq!(attr(&ops[2], DST), "T#1");
+        assert_eq!(
+            (attr(&ops[3], SRCS), attr(&ops[3], DST)),
+            ("T#1".into(), "U#1".into())
+        );
+        let GmOpKind::For(body) = &ops[4].kind else {
+            panic!()
+        };
+        let names: Vec<(String, String)> = body
+            .ops
+            .iter()
+            .map(|op| (attr(op, SRCS), attr(op, DST)))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("".into(), "T#1".into()),        // load
+                ("U#1,T#1".into(), "T#1".into()), // tmax(acc, t)
+                ("T#1".into(), "U#1".into()),     // TMOV: the yield's canonical re-push
+                ("".into(), "".into()),           // yield
+            ]
+        );
+        assert_eq!(attr(&ops[5], SRCS), "U#1");
+        assert_eq!(k.attrs[PROFILE], Attr::Str("queue".into()));
+        // Nothing is freed until 16 newer tiles retire it: after enough iterations T holds 16
+        // loads and maxima and U 16 copies, each 128 B × 4 PEs.
+        assert_eq!(stats.peak_bytes, 32 * 512);
+    }
+
+    #[test]
+    fn tile_arguments_and_results_are_refused_at_their_location() {
+        let mut k = GmKernel::new("k", Location::new("k.mlir", 1, 1));
+        k.add_arg(
+            Some("t".into()),
+            Type::Tile(ptoc_ir::gm_build::tile_type("1x8xf32")),
+        );
+        let err = allocate_gm(&mut k, PeMask::ALL_PES, NamingModel::Queue).unwrap_err();
+        assert_eq!(err[0].loc, Location::new("k.mlir", 1, 1));
+        assert!(
+            err[0].message.contains("argument #0 %t"),
+            "{}",
+            err[0].message
+        );
     }
 }
