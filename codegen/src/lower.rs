@@ -9,7 +9,7 @@
 use crate::metadata::TileMeta;
 use crate::{metadata, Bundle, Kernel, KernelMeta, Origin};
 use ptoc_ir::{Attr, Diagnostic, Function, Op, TileType, ValueDef, ValueId};
-use ptoc_isa::encoding::{Datr, Dim, Iot, IotSources};
+use ptoc_isa::encoding::{Datr, Dim, Ior, Iot, IotSources};
 use ptoc_isa::geometry::MAX_DIM;
 use ptoc_isa::ops::{Carrier, CMODE_ATTR};
 use ptoc_isa::profile::{NamingModel, PROFILE};
@@ -341,14 +341,16 @@ fn lower_op(
         .get(&op.result)
         .ok_or_else(|| err("the result has no register".to_string()))?;
     tile_bundle(
-        op.info, op.control, &op.attrs, &op.loc, &sources, result, mask,
+        op.info, op.control, &op.attrs, &op.loc, &sources, result, None, mask,
     )
 }
 
 /// The words of one tile bundle (docs/isa.md §1.3, §9 decision 17): `info`'s op with `control`,
 /// reading `sources` (catalogue order, each by the code that names it) and writing `result`;
-/// `attrs` carries the op's comparison (`pto.cmode`). Shared by straight-line kernels and GM
-/// kernels.
+/// `attrs` carries the op's comparison (`pto.cmode`); `scalar` is the GPR holding a
+/// tile-scalar op's scalar (`B.IOR s, zero, zero, ->zero`, docs/isa.md §14). Shared by
+/// straight-line kernels and GM kernels.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn tile_bundle(
     info: &'static ptoc_isa::OpInfo,
     control: NumericControl,
@@ -356,13 +358,28 @@ pub(crate) fn tile_bundle(
     loc: &ptoc_ir::Location,
     sources: &[&TileMeta],
     result: &TileMeta,
+    scalar: Option<u8>,
     mask: PeMask,
 ) -> Result<Vec<Instruction>, Diagnostic> {
     let err = |m: String| Diagnostic::error(loc.clone(), m);
+    if info.takes_scalar() != scalar.is_some() {
+        return Err(err(format!(
+            "{} {} a scalar operand",
+            info.mlir_name(),
+            if info.takes_scalar() {
+                "needs"
+            } else {
+                "takes no"
+            }
+        )));
+    }
     // BSTART's DataType and the B.DIM geometry come from the typed source (TSEL's true
-    // source, not its predicate).
-    let Some(src0) = sources.get(info.typed_source()) else {
-        return Err(err(format!("{} has no source operand", info.mlir_name())));
+    // source, not its predicate); an op without a tile source (TEXPANDS) is typed by its
+    // destination.
+    let src0 = match sources.get(info.typed_source()) {
+        Some(s) => *s,
+        None if info.sources.is_empty() => result,
+        None => return Err(err(format!("{} has no source operand", info.mlir_name()))),
     };
     check_result_type(info.result, src0.dtype, result.dtype).map_err(err)?;
     // The relation of an op that reads B.DATR CMode (TCMP).
@@ -427,6 +444,7 @@ pub(crate) fn tile_bundle(
     for (i, &count) in info.bindings.iter().enumerate() {
         let group: Vec<TileReg> = regs.by_ref().take(count).collect();
         let sources = match group[..] {
+            [] => IotSources::None,
             [a] => IotSources::One(a),
             [a, b] => IotSources::Two(a, b),
             _ => return Err(err(format!("{} sources cannot be bound", group.len()))),
@@ -437,6 +455,12 @@ pub(crate) fn tile_bundle(
             last,
             mask,
             dst: last.then(|| (result.register.hand(), result.size_code)),
+        }));
+    }
+    if let Some(gpr) = scalar {
+        insts.push(Instruction::BIor(Ior {
+            dst: 0,
+            src: [gpr, 0, 0],
         }));
     }
     insts.push(Instruction::BStop);

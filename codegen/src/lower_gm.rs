@@ -837,7 +837,24 @@ impl Emitter<'_> {
                 };
                 let Some(dst) = self.dest(op) else { return };
                 let refs: Vec<&TileMeta> = sources.iter().collect();
-                match tile_bundle(info, *control, &op.attrs, &op.loc, &refs, &dst, self.mask) {
+                // A tile-scalar op's scalar is its last operand, read through B.IOR from its GPR.
+                let scalar = match info.takes_scalar() {
+                    true => match op.operands.last() {
+                        Some(&v) if is_scalar(self.kernel, v) => Some(self.gpr(v, &op.loc)),
+                        _ => {
+                            self.errors.push(err(format!(
+                                "{} needs a scalar as its last operand",
+                                info.mlir_name()
+                            )));
+                            return;
+                        }
+                    },
+                    false => None,
+                };
+                let bundle = tile_bundle(
+                    info, *control, &op.attrs, &op.loc, &refs, &dst, scalar, self.mask,
+                );
+                match bundle {
                     Ok(insts) => {
                         let o = origin(self.kernel, op, &info.mlir_name());
                         self.push_bundle(&insts, Some(o));

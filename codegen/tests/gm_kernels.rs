@@ -409,6 +409,28 @@ fn evaluate(k: &GmKernel, args: &[Arg]) -> Vec<Vec<f32>> {
                         env.insert(t, Val::Tile(tile));
                     }
                 }
+                GmOpKind::Tile { info, .. } if info.takes_scalar() => {
+                    let s = f32::from_bits(scalar(env, *op.operands.last().unwrap()) as u32);
+                    let (_, _, vr, vc) = k.ty(op.results[0]).tile().unwrap().dims().unwrap();
+                    let src = match op.operands.len() {
+                        1 => vec![0.0; (vr * vc) as usize],
+                        _ => match &env[&op.operands[0]] {
+                            Val::Tile(t) => t.clone(),
+                            other => panic!("{other:?}"),
+                        },
+                    };
+                    let r = src
+                        .iter()
+                        .map(|&x| match info.mnemonic {
+                            "TADDS" => x + s,
+                            "TMAXS" => x.max(s),
+                            "TMINS" => x.min(s),
+                            "TEXPANDS" => s,
+                            other => panic!("{other}"),
+                        })
+                        .collect();
+                    env.insert(op.results[0], Val::Tile(r));
+                }
                 GmOpKind::Tile { info, .. } => {
                     let tile = |v| match &env[&v] {
                         Val::Tile(t) => t.clone(),
@@ -538,6 +560,16 @@ fn random_kernel(seed: u64) -> (GmKernel, u32, u32, u64) {
                     let c = b.index(next(max_col + 1) as i64);
                     let src = if next(2) == 0 { x } else { y };
                     env.push(b.load(src, r, c, tty));
+                }
+                2 if next(3) == 0 => {
+                    let v = b.f32(next(41) as f32 / 2.0 - 10.0);
+                    let m = ["TADDS", "TMAXS", "TMINS", "TEXPANDS"][next(4) as usize];
+                    let srcs: Vec<ptoc_ir::ValueId> = match (m, env.is_empty()) {
+                        ("TEXPANDS", _) => vec![],
+                        (_, true) => continue,
+                        _ => vec![env[next(env.len() as u64) as usize]],
+                    };
+                    env.push(b.tile_scalar(m, &srcs, v, tty));
                 }
                 2 if env.len() >= 2 => {
                     let a = env[next(env.len() as u64) as usize];
@@ -708,4 +740,59 @@ fn pressure_forces_rotations_and_stays_exact() {
         ];
         assert_eq!(run(&k, &args).unwrap(), evaluate(&kernel, &args), "n = {n}");
     }
+}
+
+/// Tile-scalar ops read their scalar through B.IOR from a GPR: f32 arguments as the loader put
+/// them, f32 constants materialized (negative ones need all 64 bits built). Per row:
+/// `out[i] = min(max(x*alpha + beta, 0), hi)`, `shifted[i] = (x - beta) / alpha`, and
+/// `fill[i] = -2.5` everywhere.
+#[test]
+fn tile_scalar_ops_take_their_scalars_from_gprs() {
+    let rows = 5u32;
+    let mut b = GmBuilder::new("clamp");
+    let ty = format!("memref<{rows}x8xf32>");
+    let x = b.memref("x", &ty);
+    let out = b.memref("out", &ty);
+    let shifted = b.memref("shifted", &ty);
+    let fill = b.memref("fill", &ty);
+    let alpha = b.scalar("alpha", ScalarType::Element(ptoc_isa::DataType::FP32));
+    let beta = b.scalar("beta", ScalarType::Element(ptoc_isa::DataType::FP32));
+    let (c0, c1, n) = (b.index(0), b.index(1), b.index(rows as i64));
+    let (zero, hi, neg) = (b.f32(0.0), b.f32(4.0), b.f32(-2.5));
+    b.for_loop(c0, n, c1, &[], |b, i, _| {
+        let t = b.load(x, i, c0, "1x8xf32");
+        let m = b.tile_scalar("TMULS", &[t], alpha, "1x8xf32");
+        let a = b.tile_scalar("TADDS", &[m], beta, "1x8xf32");
+        let lo = b.tile_scalar("TMAXS", &[a], zero, "1x8xf32");
+        let c = b.tile_scalar("TMINS", &[lo], hi, "1x8xf32");
+        b.store(c, out, i, c0);
+        let s = b.tile_scalar("TSUBS", &[t], beta, "1x8xf32");
+        let d = b.tile_scalar("TDIVS", &[s], alpha, "1x8xf32");
+        b.store(d, shifted, i, c0);
+        let f = b.tile_scalar("TEXPANDS", &[], neg, "1x8xf32");
+        b.store(f, fill, i, c0);
+        vec![]
+    });
+    let size = (rows * 8) as usize;
+    let xv = data(size, 31);
+    let (al, be) = (0.75f32, -1.5f32);
+    let k = compile(b.finish(), NamingModel::Queue).unwrap();
+    let got = run(
+        &k,
+        &[
+            Arg::F32(xv.clone()),
+            Arg::F32(vec![0.0; size]),
+            Arg::F32(vec![0.0; size]),
+            Arg::F32(vec![0.0; size]),
+            Arg::Scalar(al.to_bits() as u64),
+            Arg::Scalar(be.to_bits() as u64),
+        ],
+    )
+    .unwrap();
+    let want_out: Vec<f32> = xv
+        .iter()
+        .map(|&v| (v * al + be).clamp(0.0, 4.0))
+        .collect();
+    let want_shifted: Vec<f32> = xv.iter().map(|&v| (v - be) / al).collect();
+    assert_eq!(got, vec![want_out, want_shifted, vec![-2.5; size]]);
 }

@@ -151,6 +151,19 @@ impl GmBuilder {
         self.push(kind, operands.to_vec(), vec![t], loc)[0]
     }
 
+    /// A tile-scalar op by mnemonic (`TADDS`, `TEXPANDS`): its tile sources, then the scalar.
+    pub fn tile_scalar(
+        &mut self,
+        mnemonic: &str,
+        tiles: &[ValueId],
+        scalar: ValueId,
+        ty: &str,
+    ) -> ValueId {
+        let mut operands = tiles.to_vec();
+        operands.push(scalar);
+        self.tile(mnemonic, &operands, ty)
+    }
+
     /// `scf.for %iv = lb to ub step step iter_args(inits)`: `body` gets the builder, the
     /// induction variable and the carried values, and returns the values to yield. Returns the
     /// loop's results.
