@@ -869,6 +869,16 @@ impl Emitter<'_> {
 
     fn for_loop(&mut self, op: &GmOp, body: &Block) {
         let o = origin(self.kernel, op, "scf.for");
+        // `scf.for` requires a positive step; a constant one that is not would never end.
+        if let Some(&step) = self.constants.get(&op.operands[2]) {
+            if step as i64 <= 0 {
+                self.errors.push(Diagnostic::error(
+                    op.loc.clone(),
+                    format!("scf.for needs a positive step, not {}", step as i64),
+                ));
+                return;
+            }
+        }
         let lb = self.gpr(op.operands[0], &op.loc);
         let ub = self.gpr(op.operands[1], &op.loc);
         let step = self.gpr(op.operands[2], &op.loc);

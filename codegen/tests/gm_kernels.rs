@@ -789,10 +789,23 @@ fn tile_scalar_ops_take_their_scalars_from_gprs() {
         ],
     )
     .unwrap();
-    let want_out: Vec<f32> = xv
-        .iter()
-        .map(|&v| (v * al + be).clamp(0.0, 4.0))
-        .collect();
+    let want_out: Vec<f32> = xv.iter().map(|&v| (v * al + be).clamp(0.0, 4.0)).collect();
     let want_shifted: Vec<f32> = xv.iter().map(|&v| (v - be) / al).collect();
     assert_eq!(got, vec![want_out, want_shifted, vec![-2.5; size]]);
+}
+
+#[test]
+fn a_constant_step_that_is_not_positive_is_refused() {
+    for step in [0i64, -1] {
+        let mut b = GmBuilder::new("step");
+        let x = b.memref("x", "memref<4x8xf32>");
+        let (c0, c4, s) = (b.index(0), b.index(4), b.index(step));
+        b.for_loop(c0, c4, s, &[], |b, i, _| {
+            let t = b.load(x, i, c0, "1x8xf32");
+            b.store(t, x, i, c0);
+            vec![]
+        });
+        let err = compile(b.finish(), NamingModel::Queue).unwrap_err();
+        assert_eq!(err, [format!("scf.for needs a positive step, not {step}")]);
+    }
 }
