@@ -198,10 +198,10 @@ fn allocate_gprs(
                         for &v in op.operands.iter().take(3).chain(&body.args[..1]) {
                             self.uses.push((v, end, self.loops.clone()));
                         }
-                        for (&a, &r) in body.args[1..].iter().zip(&op.results) {
-                            self.uses.push((a, end, self.loops.clone()));
-                            if is_scalar(self.kernel, a) {
-                                self.tied.push((a, r));
+                        for c in op.carried() {
+                            self.uses.push((c.arg, end, self.loops.clone()));
+                            if is_scalar(self.kernel, c.arg) {
+                                self.tied.push((c.arg, c.result));
                             }
                         }
                         for &r in &op.results {
@@ -884,21 +884,18 @@ impl Emitter<'_> {
         let step = self.gpr(op.operands[2], &op.loc);
         let iv = self.gpr(body.args[0], &op.loc);
         // Carried tiles start where their inits are; carried scalars are copied in.
+        let carried = op.carried();
         let mut copies = Vec::new();
-        for ((&arg, &init), &res) in body.args[1..]
-            .iter()
-            .zip(&op.operands[3..])
-            .zip(&op.results)
-        {
-            match self.kernel.ty(arg) {
+        for c in &carried {
+            match self.kernel.ty(c.arg) {
                 Type::Tile(_) => {
-                    if let Some(t) = self.metas.get(&init).cloned() {
-                        self.metas.insert(arg, t.clone());
-                        self.metas.insert(res, t);
+                    if let Some(t) = self.metas.get(&c.init).cloned() {
+                        self.metas.insert(c.arg, t.clone());
+                        self.metas.insert(c.result, t);
                     }
                 }
                 _ => {
-                    let (a, i) = (self.gpr(arg, &op.loc), self.gpr(init, &op.loc));
+                    let (a, i) = (self.gpr(c.arg, &op.loc), self.gpr(c.init, &op.loc));
                     copies.push((a, i));
                 }
             }
@@ -915,20 +912,18 @@ impl Emitter<'_> {
         self.cond_block(exit, guard, o.clone());
         self.place(top);
         self.block(body);
-        let mut latch = Vec::new();
-        if let Some(y) = body
-            .ops
-            .last()
-            .filter(|y| matches!(y.kind, GmOpKind::Yield))
-        {
-            let mut moves = Vec::new();
-            for (&arg, &v) in body.args[1..].iter().zip(&y.operands) {
-                if is_scalar(self.kernel, arg) {
-                    moves.push((self.gpr(arg, &op.loc), self.gpr(v, &op.loc)));
-                }
-            }
-            latch = parallel_copy(moves);
+        let mut moves = Vec::new();
+        for c in carried.iter().filter(|c| is_scalar(self.kernel, c.arg)) {
+            let Some(y) = c.yielded else {
+                self.errors.push(Diagnostic::error(
+                    op.loc.clone(),
+                    "the loop body yields fewer values than the loop carries",
+                ));
+                return;
+            };
+            moves.push((self.gpr(c.arg, &op.loc), self.gpr(y, &op.loc)));
         }
+        let mut latch = parallel_copy(moves);
         latch.push(add_shifted(iv, iv, step, 0));
         latch.push(Instruction::Scalar(ScalarInst {
             left: iv,

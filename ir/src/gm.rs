@@ -292,6 +292,43 @@ pub struct Block {
     pub ops: Vec<GmOp>,
 }
 
+/// One value a loop carries: the body's block argument, the initial value (a `scf.for`
+/// operand), the value the body yields for it and the loop's result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Carried {
+    pub arg: ValueId,
+    pub init: ValueId,
+    /// `None` when the body does not end with a `scf.yield` of enough values.
+    pub yielded: Option<ValueId>,
+    pub result: ValueId,
+}
+
+impl GmOp {
+    /// The values a `scf.for` carries, in order (empty for any other op).
+    pub fn carried(&self) -> Vec<Carried> {
+        let GmOpKind::For(body) = &self.kind else {
+            return Vec::new();
+        };
+        let yields = body
+            .ops
+            .last()
+            .filter(|y| matches!(y.kind, GmOpKind::Yield))
+            .map_or(&[][..], |y| &y.operands[..]);
+        let args = body.args.iter().skip(1);
+        let inits = self.operands.iter().skip(3);
+        args.zip(inits)
+            .zip(&self.results)
+            .enumerate()
+            .map(|(i, ((&arg, &init), &result))| Carried {
+                arg,
+                init,
+                yielded: yields.get(i).copied(),
+                result,
+            })
+            .collect()
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct GmKernel {
     pub name: String,

@@ -14,6 +14,6 @@ pub use func::{
     alloc_attrs, control_attrs, Attr, Function, Module, Op, OpId, Value, ValueDef, ValueId,
 };
 pub use gm::{
-    ArithOp, Block, GmDef, GmKernel, GmOp, GmOpKind, GmValue, MemRefType, ScalarType, Type,
+    ArithOp, Block, Carried, GmDef, GmKernel, GmOp, GmOpKind, GmValue, MemRefType, ScalarType, Type,
 };
 pub use tile_type::{Dim, TileType, TileTypeError};

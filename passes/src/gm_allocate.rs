@@ -310,31 +310,27 @@ fn geometry_of(kernel: &GmKernel, block: &Block, g: &mut Geometry) -> Result<(),
                 g.insert(r, geom);
             }
             GmOpKind::For(body) => {
-                for ((&arg, &init), &res) in body.args[1..]
-                    .iter()
-                    .zip(&op.operands[3..])
-                    .zip(&op.results)
-                {
-                    if let Some(&geom) = g.get(&init) {
-                        g.insert(arg, geom);
-                        g.insert(res, geom);
+                for c in op.carried() {
+                    if let Some(&geom) = g.get(&c.init) {
+                        g.insert(c.arg, geom);
+                        g.insert(c.result, geom);
                     }
                 }
                 geometry_of(kernel, body, g)?;
                 // A carried tile keeps its SizeCode: the yielded value must have the init's.
-                if let Some(y) = body.ops.last() {
-                    for (&arg, &yv) in body.args[1..].iter().zip(&y.operands) {
-                        if let (Some(a), Some(b)) = (g.get(&arg), g.get(&yv)) {
-                            if a != b {
-                                return Err(Diagnostic::error(
-                                    y.loc.clone(),
-                                    format!(
-                                        "a carried tile enters the loop with SizeCode {} ({} \
-                                         rows) but is yielded with SizeCode {} ({} rows)",
-                                        a.0, a.1, b.0, b.1
-                                    ),
-                                ));
-                            }
+                for c in op.carried() {
+                    let yielded = c.yielded.and_then(|y| g.get(&y));
+                    if let (Some(a), Some(b)) = (g.get(&c.arg), yielded) {
+                        if a != b {
+                            let loc = body.ops.last().map_or(&op.loc, |y| &y.loc);
+                            return Err(Diagnostic::error(
+                                loc.clone(),
+                                format!(
+                                    "a carried tile enters the loop with SizeCode {} ({} \
+                                     rows) but is yielded with SizeCode {} ({} rows)",
+                                    a.0, a.1, b.0, b.1
+                                ),
+                            ));
                         }
                     }
                 }
@@ -825,6 +821,8 @@ impl Alloc<'_> {
                 .iter()
                 .filter_map(|v| regs.get(v).copied())
                 .collect();
+            let carried = op.carried();
+            let op_loc = op.loc.clone();
             match &mut op.kind {
                 GmOpKind::Load | GmOpKind::Tile { .. } => {
                     if in_loop {
@@ -858,26 +856,19 @@ impl Alloc<'_> {
                 }
                 GmOpKind::Store => srcs_attr(op, &codes),
                 GmOpKind::For(body) => {
-                    for ((&arg, &init), &res) in body.args[1..]
-                        .iter()
-                        .zip(&op.operands[3..])
-                        .zip(&op.results)
-                    {
-                        if let Some(&reg) = regs.get(&init) {
-                            regs.insert(arg, reg);
-                            regs.insert(res, reg);
+                    for c in &carried {
+                        if let Some(&reg) = regs.get(&c.init) {
+                            regs.insert(c.arg, reg);
+                            regs.insert(c.result, reg);
                         }
-                    }
-                    if let Some(y) = body.ops.last() {
-                        for (&arg, &yv) in body.args[1..].iter().zip(&y.operands) {
-                            if regs.contains_key(&arg) && yv != arg {
-                                return Err(Diagnostic::error(
-                                    y.loc.clone(),
-                                    "under --target-profile=absolute a carried tile must be \
-                                     yielded unchanged (a new tile would need a new register \
-                                     every iteration); compile with --target-profile=queue",
-                                ));
-                            }
+                        if regs.contains_key(&c.arg) && c.yielded != Some(c.arg) {
+                            let loc = body.ops.last().map_or(&op_loc, |y| &y.loc);
+                            return Err(Diagnostic::error(
+                                loc.clone(),
+                                "under --target-profile=absolute a carried tile must be \
+                                 yielded unchanged (a new tile would need a new register \
+                                 every iteration); compile with --target-profile=queue",
+                            ));
                         }
                     }
                     self.absolute_block(body, file, regs, true)?;
