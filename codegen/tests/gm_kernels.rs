@@ -659,6 +659,10 @@ proptest::proptest! {
         let k = compile(kernel.clone(), NamingModel::Queue).unwrap();
         let got = run(&k, &args).unwrap();
         proptest::prop_assert_eq!(got, want.clone());
+        // The printed assembly (`--emit=asm`) assembles back to the same words and metadata.
+        let back = ptoc_codegen::assemble(&ptoc_codegen::print_asm(std::slice::from_ref(&k)), "k.s")
+            .map_err(|e| proptest::test_runner::TestCaseError::fail(format!("{e:?}")))?;
+        proptest::prop_assert_eq!((back[0].words(), &back[0].meta), (k.words(), &k.meta));
         // Absolute naming compiles exactly the kernels whose loops write no tile, and runs them.
         match compile(kernel, NamingModel::AbsoluteNoFree) {
             Ok(k) => proptest::prop_assert_eq!(run(&k, &args).unwrap(), want),
