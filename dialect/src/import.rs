@@ -9,7 +9,7 @@ use crate::mlir::{Frontend, PARSE_STACK_BYTES};
 use melior::ir::attribute::{
     ArrayAttribute, BoolAttribute, DictionaryAttribute, IntegerAttribute, StringAttribute,
 };
-use melior::ir::block::BlockLike;
+use melior::ir::block::{BlockLike, BlockRef};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::RegionLike;
 use melior::ir::ValueLike;
@@ -43,6 +43,17 @@ fn import_functions(
     let mut next = module.body().first_operation();
     while let Some(op) = next {
         next = op.next_in_block();
+        if op_name(&op) == "func.func" && crate::import_gm::is_gm_kernel(&op) {
+            match function_parts(frontend, &op) {
+                Ok((sym, _)) => match crate::import_gm::import_gm_kernel(frontend, op, sym, &lines)
+                {
+                    Ok(kernel) => out.gm_kernels.push(kernel),
+                    Err(mut e) => errors.append(&mut e),
+                },
+                Err(e) => errors.push(e),
+            }
+            continue;
+        }
         match import_function(frontend, op, &lines) {
             Ok(func) => out.functions.push(func),
             Err(mut e) => errors.append(&mut e),
@@ -56,14 +67,14 @@ fn import_functions(
 }
 
 /// The lines of the parsed buffer, looked up by the file locations MLIR reports.
-struct SourceLines<'a> {
+pub(crate) struct SourceLines<'a> {
     file: &'a str,
     first_line: u32,
     lines: Vec<&'a str>,
 }
 
 impl<'a> SourceLines<'a> {
-    fn new(source: &Source<'a>) -> SourceLines<'a> {
+    pub(crate) fn new(source: &Source<'a>) -> SourceLines<'a> {
         SourceLines {
             file: source.file,
             first_line: source.first_line,
@@ -72,7 +83,7 @@ impl<'a> SourceLines<'a> {
     }
 
     /// The text of the line `loc` is on, when `loc` is in this buffer.
-    fn at(&self, loc: &Location) -> Option<&'a str> {
+    pub(crate) fn at(&self, loc: &Location) -> Option<&'a str> {
         if loc.file.as_deref() != Some(self.file) {
             return None;
         }
@@ -81,12 +92,12 @@ impl<'a> SourceLines<'a> {
     }
 }
 
-fn op_name(op: &OperationRef) -> String {
+pub(crate) fn op_name(op: &OperationRef) -> String {
     op.name().as_string_ref().as_str().unwrap_or("").to_string()
 }
 
 /// The SSA name written at `loc` (`x` for `%x`, a block argument), if the source has one there.
-fn ssa_name_at(lines: &SourceLines, loc: &Location) -> Option<String> {
+pub(crate) fn ssa_name_at(lines: &SourceLines, loc: &Location) -> Option<String> {
     let line = lines.at(loc)?;
     let name = line
         .get(loc.col.checked_sub(1)? as usize..)?
@@ -96,7 +107,7 @@ fn ssa_name_at(lines: &SourceLines, loc: &Location) -> Option<String> {
 }
 
 /// The SSA name an op at `loc` defines: the `%name` before its `=` (`%m = "pto.trowmax"…`).
-fn result_name_at(lines: &SourceLines, loc: &Location) -> Option<String> {
+pub(crate) fn result_name_at(lines: &SourceLines, loc: &Location) -> Option<String> {
     let line = lines.at(loc)?;
     let before = line.get(..loc.col.checked_sub(1)? as usize)?;
     let lhs = before.trim_end().strip_suffix('=')?.trim_end();
@@ -109,7 +120,11 @@ fn is_ssa_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || "_$.-".contains(c)
 }
 
-fn tile_type(ty: melior::ir::Type, loc: &Location, what: &str) -> Result<TileType, Diagnostic> {
+pub(crate) fn tile_type(
+    ty: melior::ir::Type,
+    loc: &Location,
+    what: &str,
+) -> Result<TileType, Diagnostic> {
     let text = ty.to_string();
     if !text.starts_with("!pto.tile") {
         return Err(Diagnostic::error(
@@ -140,27 +155,7 @@ fn import_function(
             format!("cannot lower '{name}' at module level; ptoc compiles func.func kernels"),
         )]);
     }
-    let sym = op
-        .attribute("sym_name")
-        .ok()
-        .and_then(|a| StringAttribute::try_from(a).ok())
-        .map(|s| s.value().to_string())
-        .unwrap_or_default();
-    let block = op.region(0).ok().and_then(|r| r.first_block());
-    let Some(block) = block else {
-        return Err(vec![Diagnostic::error(
-            loc,
-            format!("function '@{sym}' has no body; ptoc compiles kernel definitions"),
-        )]);
-    };
-    if block.next_in_region().is_some() {
-        return Err(vec![Diagnostic::error(
-            loc,
-            format!(
-                "function '@{sym}' has several blocks; a tile kernel is one straight-line block"
-            ),
-        )]);
-    }
+    let (sym, block) = function_parts(frontend, &op).map_err(|e| vec![e])?;
 
     let mut func = Function::new(sym, loc.clone());
     let mut values: HashMap<*const std::ffi::c_void, ValueId> = HashMap::new();
@@ -209,6 +204,36 @@ fn import_function(
     }
 }
 
+/// A `func.func`'s symbol name and its one block (a kernel is a definition of one block).
+fn function_parts<'c, 'a>(
+    frontend: &Frontend,
+    op: &OperationRef<'c, 'a>,
+) -> Result<(String, BlockRef<'c, 'a>), Diagnostic> {
+    let loc = frontend.location(op.location());
+    let sym = op
+        .attribute("sym_name")
+        .ok()
+        .and_then(|a| StringAttribute::try_from(a).ok())
+        .map(|s| s.value().to_string())
+        .unwrap_or_default();
+    let block = op.region(0).ok().and_then(|r| r.first_block());
+    let Some(block) = block else {
+        return Err(Diagnostic::error(
+            loc,
+            format!("function '@{sym}' has no body; ptoc compiles kernel definitions"),
+        ));
+    };
+    if block.next_in_region().is_some() {
+        return Err(Diagnostic::error(
+            loc,
+            format!(
+                "function '@{sym}' has several blocks; a tile kernel is one straight-line block"
+            ),
+        ));
+    }
+    Ok((sym, block))
+}
+
 /// Argument attributes (`{pto.dst = "T#1"}` on ptoc's own output), from `arg_attrs`.
 fn function_arg_attrs(
     op: &OperationRef,
@@ -246,7 +271,7 @@ fn convert_attr(attr: Attribute) -> Option<Attr> {
 }
 
 /// The `pto.*` attributes among `attrs` (allocation results on re-imported output).
-fn pto_attrs<'c>(
+pub(crate) fn pto_attrs<'c>(
     attrs: impl Iterator<Item = (Identifier<'c>, Attribute<'c>)>,
     loc: &Location,
     errors: &mut Vec<Diagnostic>,
@@ -297,6 +322,29 @@ fn import_op(
     let Some(info) = ops::by_mlir_name(&name) else {
         return Err(unknown_op(&name, loc));
     };
+    let (ty, control, attrs) = tile_op_parts(&op, &name, info, &loc)?;
+    let args = operands(values)?;
+    let result = op
+        .result(0)
+        .map_err(|e| Diagnostic::error(loc.clone(), e.to_string()))?;
+    let id = func.push_op(info, args, ty, result_name_at(lines, &loc), loc);
+    let pushed = func.ops.last_mut().expect("just pushed");
+    pushed.attrs = attrs;
+    pushed.control = control;
+    values.insert(result.to_raw().ptr, id);
+    Ok(())
+}
+
+/// What a catalogue op's MLIR form must be, shared by functions and GM kernels: no regions,
+/// the catalogue's operand count (plus `extra` operands, a tile-scalar op's scalar), one tile
+/// result, only `pto.*` attributes. Returns the result type, numeric control and attributes.
+pub(crate) fn tile_op_parts(
+    op: &OperationRef,
+    name: &str,
+    info: &'static ops::OpInfo,
+    loc: &Location,
+) -> Result<(TileType, NumericControl, BTreeMap<String, Attr>), Diagnostic> {
+    let loc = loc.clone();
     if op.region_count() > 0 || op.successor_count() > 0 {
         return Err(Diagnostic::error(
             loc,
@@ -322,7 +370,6 @@ fn import_op(
             format!("'{name}' produces 1 result, got {}", op.result_count()),
         ));
     }
-    let args = operands(values)?;
     let result = op
         .result(0)
         .map_err(|e| Diagnostic::error(loc.clone(), e.to_string()))?;
@@ -338,7 +385,7 @@ fn import_op(
             format!("'{name}' has no attribute '{other}'; pto ops take only pto.* attributes such as pto.dst"),
         ));
     }
-    let control = numeric_control(&op, &name, &loc)?;
+    let control = numeric_control(op, name, &loc)?;
     let mut errors = Vec::new();
     let is_control = |n: &Identifier| {
         let n = n.as_string_ref().as_str().unwrap_or("");
@@ -352,12 +399,7 @@ fn import_op(
     if let Some(e) = errors.pop() {
         return Err(e);
     }
-    let id = func.push_op(info, args, ty, result_name_at(lines, &loc), loc);
-    let pushed = func.ops.last_mut().expect("just pushed");
-    pushed.attrs = attrs;
-    pushed.control = control;
-    values.insert(result.to_raw().ptr, id);
-    Ok(())
+    Ok((ty, control, attrs))
 }
 
 /// `pto.rmode = "rtz"` and `pto.sat = true` (B.DATR RMode and Sat). Whether the op reads them
@@ -399,7 +441,7 @@ fn numeric_control(
     Ok(control)
 }
 
-fn unknown_op(name: &str, loc: Location) -> Diagnostic {
+pub(crate) fn unknown_op(name: &str, loc: Location) -> Diagnostic {
     if let Some(mnemonic) = name.strip_prefix("pto.") {
         let nearest = CATALOGUE
             .iter()

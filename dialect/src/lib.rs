@@ -8,6 +8,7 @@
 
 pub mod export;
 pub mod import;
+mod import_gm;
 pub mod mlir;
 pub mod nesting;
 

@@ -1,4 +1,4 @@
-//! One MLIR context, configured for ptoc: the `func` dialect registered, unregistered dialects
+//! One MLIR context, configured for ptoc: the `func`, `scf` and `arith` dialects registered, unregistered dialects
 //! (`pto`) allowed, and every MLIR diagnostic captured as a located [`Diagnostic`].
 //!
 //! Buffers are parsed from memory, nothing is written to disk: `parse_named.cpp` (next to this
@@ -80,8 +80,15 @@ impl Frontend {
     pub fn new() -> Frontend {
         // Single-threaded: ptoc parses one file at a time and a thread pool only costs start-up.
         let context = Context::new_with_threading(false);
-        DialectHandle::func().register_dialect(&context);
-        context.get_or_load_dialect("func");
+        // func, and what GM kernels use besides pto (design §10): scf loops and arith scalars.
+        for (handle, name) in [
+            (DialectHandle::func(), "func"),
+            (DialectHandle::scf(), "scf"),
+            (DialectHandle::arith(), "arith"),
+        ] {
+            handle.register_dialect(&context);
+            context.get_or_load_dialect(name);
+        }
         context.set_allow_unregistered_dialects(true);
         let state = Arc::new(Mutex::new(State::default()));
         let sink = Arc::clone(&state);
