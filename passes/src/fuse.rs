@@ -23,7 +23,7 @@ use crate::{Pass, PassContext};
 use egg::{Id, Runner, SimpleScheduler, StopReason};
 use extract::{Extraction, Origin};
 use lang::{leaf_type, OpCode, OpControl, TileAnalysis, TileGraph, TileNode};
-use ptoc_ir::{Diagnostic, Function, Location, ValueId};
+use ptoc_ir::{Diagnostic, Function, GmKernel, Location, ValueId};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -94,6 +94,22 @@ impl Pass for Fuse {
 
     fn statistics(&self) -> &'static [(&'static str, &'static str)] {
         &STATISTICS
+    }
+
+    /// Each block's tile ops fuse as a function's DAG ([`crate::gm::block_dag`]): values of
+    /// enclosing blocks and loaded or carried tiles are its arguments, every tile the rest of the
+    /// kernel reads is a result, so nothing fuses across a block boundary and no stored, yielded
+    /// or nested-block value is dropped.
+    fn run_gm(&self, kernel: &mut GmKernel, ctx: &mut PassContext) -> Result<(), Vec<Diagnostic>> {
+        crate::gm::for_each_block_mut(kernel, &mut |kernel, block| {
+            let dag = crate::gm::block_dag(kernel, block);
+            if dag.func.ops.is_empty() {
+                return Ok(());
+            }
+            let mut func = dag.func.clone();
+            self.run(&mut func, ctx)?;
+            crate::gm::splice(kernel, block, &dag, &func, false).map_err(|e| vec![e])
+        })
     }
 
     fn run(&self, func: &mut Function, ctx: &mut PassContext) -> Result<(), Vec<Diagnostic>> {

@@ -8,9 +8,10 @@
 //! explicit `pto.trowexpand`/`pto.tcolexpand` of the vector, placed directly before it; fusion
 //! later folds the pair into the expand-op form. Shapes no axis explains are errors at the op.
 
+use crate::gm;
 use crate::rules::{full_source, op_prefix, shape, value_name, Rule, Violation};
 use crate::{Pass, PassContext};
-use ptoc_ir::{Diagnostic, Dim, Function, TileType};
+use ptoc_ir::{Diagnostic, Dim, Function, GmKernel, GmOpKind, TileType};
 use ptoc_isa::ops::by_kind;
 use ptoc_isa::{Axis, OpKind, PadValue};
 
@@ -39,6 +40,54 @@ impl Pass for InferShapes {
                 "Number of implicit broadcasts made explicit",
             ),
         ]
+    }
+    /// Each block's tile ops as a DAG ([`crate::gm`]), then the checks that need the filled
+    /// shapes: a loop carries the types its body yields, and every load and store rectangle
+    /// whose tile shape was still `?` at `pto-verify` lies inside its memref.
+    fn run_gm(&self, kernel: &mut GmKernel, ctx: &mut PassContext) -> Result<(), Vec<Diagnostic>> {
+        let mut errors = Vec::new();
+        gm::for_each_block_mut(kernel, &mut |kernel, block| {
+            let dag = gm::block_dag(kernel, block);
+            let mut func = dag.func.clone();
+            match self.run(&mut func, ctx) {
+                Ok(()) => gm::splice(kernel, block, &dag, &func, true).map_err(|e| vec![e]),
+                Err(e) => {
+                    errors.extend(e);
+                    Ok(())
+                }
+            }
+        })?;
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        kernel.walk(|op| {
+            let GmOpKind::For(body) = &op.kind else {
+                return;
+            };
+            let Some(yield_op) = body.ops.last() else {
+                return;
+            };
+            for (k, (&y, &r)) in yield_op.operands.iter().zip(&op.results).enumerate() {
+                if kernel.ty(y) != kernel.ty(r) {
+                    errors.push(Diagnostic::error(
+                        yield_op.loc.clone(),
+                        format!(
+                            "'scf.yield' operand #{k} has type {} after shape inference, but the \
+                             loop carries {}; write the carried type as {}",
+                            kernel.ty(y),
+                            kernel.ty(r),
+                            kernel.ty(y)
+                        ),
+                    ));
+                }
+            }
+        });
+        errors.extend(gm::check_bounds(kernel));
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
     }
     fn run(&self, func: &mut Function, ctx: &mut PassContext) -> Result<(), Vec<Diagnostic>> {
         let mut errors = Vec::new();

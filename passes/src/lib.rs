@@ -5,6 +5,7 @@
 
 pub mod allocate;
 pub mod fuse;
+pub mod gm;
 pub mod gm_allocate;
 pub mod infer_shapes;
 pub mod manager;

@@ -18,7 +18,9 @@
 use crate::infer_shapes::broadcast_axis;
 use crate::rules::{defined_here, op_prefix, shape, shape_of, value_name, Rule, Violation};
 use crate::{Pass, PassContext};
-use ptoc_ir::{control_attrs, Attr, Diagnostic, Dim, Function, Op, TileType, ValueId};
+use ptoc_ir::{
+    control_attrs, Attr, Diagnostic, Dim, Function, GmKernel, GmOpKind, Op, TileType, ValueId,
+};
 use ptoc_isa::dtype::EXPDIF_PAIRS;
 use ptoc_isa::geometry::MAX_DIM;
 use ptoc_isa::ops::{OperandRole, CMODE_ATTR};
@@ -53,9 +55,133 @@ impl Pass for Verify {
             Err(errors)
         }
     }
+    fn run_gm(&self, kernel: &mut GmKernel, ctx: &mut PassContext) -> Result<(), Vec<Diagnostic>> {
+        let mut tile_ops = 0;
+        kernel.walk(|op| tile_ops += u64::from(matches!(op.kind, GmOpKind::Tile { .. })));
+        ctx.record(self.name(), "ops-verified", tile_ops);
+        let errors = verify_gm_kernel(kernel, Stage::Source);
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
+    }
     fn statistics(&self) -> &'static [(&'static str, &'static str)] {
         &[("ops-verified", "Number of pto ops verified")]
     }
+}
+
+/// Every violation in a GM kernel: the tile rules on each tile its arguments, loads and loops
+/// bring in (which must be fully written: shapes are inferred only for tile-op results), the
+/// per-op rules of [`op_violations`] on each block's tile ops as a DAG ([`crate::gm::block_dag`]),
+/// the element type of each load and store, and the bounds of their rectangles
+/// ([`crate::gm::check_bounds`]).
+pub fn verify_gm_kernel(kernel: &GmKernel, stage: Stage) -> Vec<Diagnostic> {
+    let mut errors = Vec::new();
+    let mut check_tile = |id: ValueId, loc: &ptoc_ir::Location, subject: String| {
+        let Some(ty) = kernel.ty(id).tile() else {
+            return;
+        };
+        for v in tile_violations(ty, stage) {
+            errors.push(v.at(loc.clone(), &subject));
+        }
+        if !ty.is_static() {
+            let v = Violation::new(
+                Rule::InferredShape,
+                format!("has type {}; only tile-op results are inferred", shape(ty)),
+            )
+            .hint("write every dimension");
+            errors.push(v.at(loc.clone(), &subject));
+        }
+    };
+    let name = |id: ValueId| format!("%{}", kernel.display_name(id));
+    for (i, &arg) in kernel.args.iter().enumerate() {
+        check_tile(arg, &kernel.loc, format!("argument #{i} {}", name(arg)));
+    }
+    kernel.walk(|op| match &op.kind {
+        GmOpKind::Load => check_tile(op.results[0], &op.loc, "'pto.tload' result".into()),
+        GmOpKind::For(body) => {
+            for (i, &a) in body.args.iter().enumerate().skip(1) {
+                check_tile(
+                    a,
+                    &op.loc,
+                    format!("'scf.for' carried value #{} {}", i - 1, name(a)),
+                );
+            }
+        }
+        GmOpKind::Tile { .. }
+        | GmOpKind::Store
+        | GmOpKind::Constant(_)
+        | GmOpKind::Arith(_)
+        | GmOpKind::Yield
+        | GmOpKind::Return => {}
+    });
+    kernel.walk(|op| {
+        let (tile, mem) = match op.kind {
+            GmOpKind::Load => (op.results.first(), op.operands.first()),
+            GmOpKind::Store => (op.operands.first(), op.operands.get(1)),
+            _ => return,
+        };
+        let (Some(tile), Some(mem)) = (
+            tile.and_then(|&t| kernel.ty(t).tile()),
+            mem.and_then(|&m| kernel.ty(m).memref()),
+        ) else {
+            errors.push(Diagnostic::error(
+                op.loc.clone(),
+                "a tload or tstore moves a tile between it and a memref",
+            ));
+            return;
+        };
+        if tile.dtype != mem.dtype || tile.is_predicate() {
+            let v = Violation::new(
+                Rule::SameType,
+                format!("moves a {tile} between {mem}: the element types differ"),
+            )
+            .hint(format!(
+                "make the tile's element type that of the memref ({})",
+                mem.dtype.name()
+            ));
+            errors.push(v.at(op.loc.clone(), "GM transfer"));
+        }
+    });
+    // Where each value is defined, for the "defined here" notes on a DAG's arguments.
+    let mut def_locs = std::collections::HashMap::new();
+    kernel.walk(|op| {
+        let body_args = match &op.kind {
+            GmOpKind::For(body) => &body.args[..],
+            _ => &[],
+        };
+        for &v in op.results.iter().chain(body_args) {
+            def_locs.insert(v, op.loc.clone());
+        }
+    });
+    for block in crate::gm::blocks(kernel) {
+        let dag = crate::gm::block_dag(kernel, block);
+        let notes: Vec<(String, ptoc_ir::Location)> = dag
+            .leaves
+            .iter()
+            .map(|&v| {
+                let loc = def_locs.get(&v).unwrap_or(&kernel.loc).clone();
+                (format!("{} defined here", value_name(&dag.func, v)), loc)
+            })
+            .collect();
+        for op in &dag.func.ops {
+            let subject = format!("{} result", op_prefix(op));
+            for v in tile_violations(dag.func.ty(op.result), stage) {
+                errors.push(v.at(op.loc.clone(), &subject));
+            }
+            for mut diag in op_violations(&dag.func, op, stage) {
+                for (loc, text) in &mut diag.notes {
+                    if let Some((_, def)) = notes.iter().find(|(t, _)| t == text) {
+                        loc.clone_from(def);
+                    }
+                }
+                errors.push(diag);
+            }
+        }
+    }
+    errors.extend(crate::gm::check_bounds(kernel));
+    errors
 }
 
 /// Every violation in `func`, in program order (arguments first).

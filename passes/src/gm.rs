@@ -1,0 +1,530 @@
+//! GM kernels (design §10) in the tile passes: each block's tile ops as a [`Function`] DAG, so
+//! `pto-verify`, `pto-infer-shapes` and `pto-fuse` apply their per-function code unchanged, and
+//! the bounds analysis of `pto.tload`/`pto.tstore` rectangles.
+//!
+//! A block's DAG ([`block_dag`]) has the block's catalogue tile ops as its ops; every tile value
+//! they read that the block's tile ops do not define (kernel arguments, loaded tiles, loop-carried
+//! values, values of enclosing blocks) is an argument, and every tile value the rest of the kernel
+//! reads (stored, yielded, used by a nested block) is a result, so no pass drops it. The DAG uses
+//! the kernel's value numbering, and [`splice`] puts a rewritten DAG back into its block. Nothing
+//! crosses a block boundary.
+
+use ptoc_ir::{
+    Block, Diagnostic, Function, GmDef, GmKernel, GmOp, GmOpKind, Op, ScalarType, TileType, Type,
+    Value, ValueDef, ValueId,
+};
+use ptoc_isa::DataType;
+use std::collections::{HashMap, HashSet};
+
+/// One block's tile ops as a function over the kernel's value table, with the kernel values its
+/// arguments and results stand for.
+pub struct BlockDag {
+    pub func: Function,
+    /// `func.args[i]` is the kernel value `leaves[i]` (the same id).
+    pub leaves: Vec<ValueId>,
+}
+
+/// The type a non-tile value gets in a DAG (never read: no tile op uses such a value).
+fn placeholder() -> TileType {
+    TileType::new(1, 1, DataType::FP32)
+}
+
+/// Every value an op of `block` or of a block nested in it reads.
+fn nested_uses(block: &Block, out: &mut HashSet<ValueId>) {
+    for op in &block.ops {
+        out.extend(op.operands.iter().copied());
+        if let GmOpKind::For(body) = &op.kind {
+            nested_uses(body, out);
+        }
+    }
+}
+
+/// The tile ops of `block` as a [`BlockDag`].
+pub fn block_dag(kernel: &GmKernel, block: &Block) -> BlockDag {
+    let mut func = Function::new(kernel.name.clone(), kernel.loc.clone());
+    func.attrs = kernel.attrs.clone();
+    func.values = kernel
+        .values
+        .iter()
+        .map(|v| Value {
+            name: v.name.clone(),
+            ty: v.ty.tile().copied().unwrap_or_else(placeholder),
+            def: ValueDef::Arg(usize::MAX),
+        })
+        .collect();
+    let mut defined = HashSet::new();
+    let mut leaves = Vec::new();
+    let mut outside_uses = HashSet::new();
+    for op in &block.ops {
+        match &op.kind {
+            GmOpKind::Tile { info, control } => {
+                for &v in &op.operands {
+                    if !defined.contains(&v) && !leaves.contains(&v) {
+                        leaves.push(v);
+                    }
+                }
+                let result = op.results[0];
+                func.values[result.0 as usize].def =
+                    ValueDef::Op(ptoc_ir::OpId(func.ops.len() as u32));
+                func.ops.push(Op {
+                    info,
+                    operands: op.operands.clone(),
+                    result,
+                    loc: op.loc.clone(),
+                    control: *control,
+                    attrs: op.attrs.clone(),
+                });
+                defined.insert(result);
+            }
+            GmOpKind::For(body) => {
+                outside_uses.extend(op.operands.iter().copied());
+                nested_uses(body, &mut outside_uses);
+            }
+            GmOpKind::Load
+            | GmOpKind::Store
+            | GmOpKind::Constant(_)
+            | GmOpKind::Arith(_)
+            | GmOpKind::Yield
+            | GmOpKind::Return => outside_uses.extend(op.operands.iter().copied()),
+        }
+    }
+    for (i, &leaf) in leaves.iter().enumerate() {
+        func.values[leaf.0 as usize].def = ValueDef::Arg(i);
+        func.args.push(leaf);
+        func.arg_attrs.push(Default::default());
+    }
+    let mut results: Vec<ValueId> = defined
+        .iter()
+        .copied()
+        .filter(|v| outside_uses.contains(v))
+        .collect();
+    results.sort();
+    func.results = results;
+    BlockDag { func, leaves }
+}
+
+/// Put `func`, a rewrite of `block`'s DAG `dag`, back into `block`: its ops replace the block's
+/// tile ops, each placed as early as its operands allow among the other ops (which keep their
+/// order). `same_ids` says `func` kept the DAG's value numbering (values past the kernel's table
+/// are new); otherwise its arguments and results correspond to the DAG's by position and every
+/// other op result is a new value. A result the rewrite merged with another value is replaced
+/// by it in every later use.
+pub fn splice(
+    kernel: &mut GmKernel,
+    block: &mut Block,
+    dag: &BlockDag,
+    func: &Function,
+    same_ids: bool,
+) -> Result<(), Diagnostic> {
+    let kernel_loc = kernel.loc.clone();
+    let internal = |what: &str| {
+        Diagnostic::error(
+            kernel_loc.clone(),
+            format!("internal error: a rewritten block {what}"),
+        )
+    };
+    let base = kernel.values.len();
+    let mut map: HashMap<ValueId, ValueId> = HashMap::new();
+    let mut subst: HashMap<ValueId, ValueId> = HashMap::new();
+    if same_ids {
+        for op in &func.ops {
+            if (op.result.0 as usize) < base {
+                map.insert(op.result, op.result);
+            }
+        }
+        for &a in &func.args {
+            map.insert(a, a);
+        }
+    } else {
+        if func.args.len() != dag.leaves.len() || func.results.len() != dag.func.results.len() {
+            return Err(internal("changed its arguments or results"));
+        }
+        for (&a, &leaf) in func.args.iter().zip(&dag.leaves) {
+            map.insert(a, leaf);
+        }
+        for (&new, &old) in func.results.iter().zip(&dag.func.results) {
+            match map.get(&new) {
+                Some(&first) if first != old => {
+                    subst.insert(old, first);
+                }
+                Some(_) => {}
+                None => {
+                    map.insert(new, old);
+                }
+            }
+        }
+    }
+    let mut tile_ops = Vec::with_capacity(func.ops.len());
+    for op in &func.ops {
+        let result = match map.get(&op.result) {
+            Some(&r) => {
+                kernel.values[r.0 as usize].ty = Type::Tile(*func.ty(op.result));
+                r
+            }
+            None => {
+                let v = func.value(op.result);
+                let r = kernel.add_value(v.name.clone(), Type::Tile(v.ty), GmDef::Result(0));
+                map.insert(op.result, r);
+                r
+            }
+        };
+        let operands = op
+            .operands
+            .iter()
+            .map(|v| map.get(v).copied())
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| internal("reads a value it does not define"))?;
+        tile_ops.push(GmOp {
+            kind: GmOpKind::Tile {
+                info: op.info,
+                control: op.control,
+            },
+            operands,
+            results: vec![result],
+            loc: op.loc.clone(),
+            attrs: op.attrs.clone(),
+        });
+    }
+    // Values that become available only once their op is placed.
+    let mut later: HashSet<ValueId> = tile_ops.iter().map(|op| op.results[0]).collect();
+    let others: Vec<GmOp> = std::mem::take(&mut block.ops)
+        .into_iter()
+        .filter(|op| !matches!(op.kind, GmOpKind::Tile { .. }))
+        .collect();
+    for op in &others {
+        later.extend(op.results.iter().copied());
+    }
+    let resolve = |v: &ValueId| *subst.get(v).unwrap_or(v);
+    let mut pending: Vec<GmOp> = tile_ops;
+    let mut out = Vec::new();
+    let place_ready =
+        |pending: &mut Vec<GmOp>, later: &mut HashSet<ValueId>, out: &mut Vec<GmOp>| {
+            let mut rest = Vec::new();
+            for op in pending.drain(..) {
+                if op.operands.iter().all(|v| !later.contains(v)) {
+                    later.remove(&op.results[0]);
+                    out.push(op);
+                } else {
+                    rest.push(op);
+                }
+            }
+            *pending = rest;
+        };
+    place_ready(&mut pending, &mut later, &mut out);
+    for mut op in others {
+        op.operands = op.operands.iter().map(resolve).collect();
+        if op.operands.iter().any(|v| later.contains(v)) {
+            return Err(internal("uses a tile before its op can be placed"));
+        }
+        for r in &op.results {
+            later.remove(r);
+        }
+        let terminator = matches!(op.kind, GmOpKind::Yield | GmOpKind::Return);
+        if terminator {
+            out.append(&mut pending);
+        }
+        out.push(op);
+        place_ready(&mut pending, &mut later, &mut out);
+    }
+    if !pending.is_empty() {
+        if matches!(
+            out.last().map(|op| &op.kind),
+            Some(GmOpKind::Yield | GmOpKind::Return)
+        ) {
+            return Err(internal("leaves a tile op that cannot be placed"));
+        }
+        out.append(&mut pending);
+    }
+    block.ops = out;
+    if !subst.is_empty() {
+        substitute(block, &subst);
+    }
+    Ok(())
+}
+
+/// Replace every use of a key of `subst` by its value in `block` and its nested blocks.
+fn substitute(block: &mut Block, subst: &HashMap<ValueId, ValueId>) {
+    for op in &mut block.ops {
+        for v in &mut op.operands {
+            if let Some(&to) = subst.get(v) {
+                *v = to;
+            }
+        }
+        if let GmOpKind::For(body) = &mut op.kind {
+            substitute(body, subst);
+        }
+    }
+}
+
+/// Run `f` on every block of `kernel`, outer blocks before the blocks nested in them; `f` may
+/// rewrite the block and add values to the kernel.
+pub fn for_each_block_mut(
+    kernel: &mut GmKernel,
+    f: &mut impl FnMut(&mut GmKernel, &mut Block) -> Result<(), Vec<Diagnostic>>,
+) -> Result<(), Vec<Diagnostic>> {
+    fn visit(
+        kernel: &mut GmKernel,
+        block: &mut Block,
+        f: &mut impl FnMut(&mut GmKernel, &mut Block) -> Result<(), Vec<Diagnostic>>,
+    ) -> Result<(), Vec<Diagnostic>> {
+        f(kernel, block)?;
+        for op in &mut block.ops {
+            if let GmOpKind::For(body) = &mut op.kind {
+                visit(kernel, body, f)?;
+            }
+        }
+        Ok(())
+    }
+    let mut body = std::mem::take(&mut kernel.body);
+    let result = visit(kernel, &mut body, f);
+    kernel.body = body;
+    result
+}
+
+/// Every block of `kernel`, outer ones first.
+pub fn blocks(kernel: &GmKernel) -> Vec<&Block> {
+    fn visit<'k>(block: &'k Block, out: &mut Vec<&'k Block>) {
+        out.push(block);
+        for op in &block.ops {
+            if let GmOpKind::For(body) = &op.kind {
+                visit(body, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    visit(&kernel.body, &mut out);
+    out
+}
+
+/// An `index` value as `Σ coefficient × induction variable + constant`, over the induction
+/// variables of loops with constant bounds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Affine {
+    terms: Vec<(ValueId, i128)>,
+    constant: i128,
+}
+
+impl Affine {
+    fn constant(c: i128) -> Affine {
+        Affine {
+            terms: Vec::new(),
+            constant: c,
+        }
+    }
+
+    fn as_constant(&self) -> Option<i128> {
+        self.terms.is_empty().then_some(self.constant)
+    }
+
+    /// `self + k × other`; `None` past the 64-bit range, where `index` arithmetic wraps.
+    fn add_scaled(&self, other: &Affine, k: i128) -> Option<Affine> {
+        let mut out = self.clone();
+        for &(iv, c) in &other.terms {
+            match out.terms.iter_mut().find(|(v, _)| *v == iv) {
+                Some(slot) => slot.1 += c * k,
+                None => out.terms.push((iv, c * k)),
+            }
+        }
+        out.terms.retain(|&(_, c)| c != 0);
+        out.constant += other.constant * k;
+        out.fits().then_some(out)
+    }
+
+    fn scale(&self, k: i128) -> Option<Affine> {
+        Affine::constant(0).add_scaled(self, k)
+    }
+
+    fn fits(&self) -> bool {
+        let ok = |x: i128| i128::from(i64::MIN) <= x && x <= i128::from(i64::MAX);
+        ok(self.constant) && self.terms.iter().all(|&(_, c)| ok(c))
+    }
+}
+
+/// What the bounds analysis knows while walking the kernel.
+#[derive(Default)]
+struct Bounds {
+    affine: HashMap<ValueId, Affine>,
+    /// The first and last value of each induction variable of a loop with constant bounds.
+    ivs: HashMap<ValueId, (i128, i128)>,
+}
+
+impl Bounds {
+    /// The smallest and largest value `a` takes (exact: every corner of the iteration box runs).
+    fn range(&self, a: &Affine) -> Option<(i128, i128)> {
+        let (mut lo, mut hi) = (a.constant, a.constant);
+        for &(iv, c) in &a.terms {
+            let &(first, last) = self.ivs.get(&iv)?;
+            let (x, y) = (c * first, c * last);
+            lo += x.min(y);
+            hi += x.max(y);
+        }
+        Some((lo, hi))
+    }
+}
+
+/// Prove every `pto.tload`/`pto.tstore` rectangle (offset + the tile's valid shape) lies inside
+/// its memref, over constants and the induction variables of loops with constant bounds
+/// (offsets `iv × c + d` and `addi`/`subi`/`muli`/`shli` on them; constant operands of the other
+/// ops fold). The bounds found are exact (every iteration of such loops runs), so an error here
+/// is an access that certainly happens. An offset the analysis cannot bound (a scalar argument,
+/// a loop-carried index, a division of an induction variable) is allowed: the interpreter
+/// faults precisely at run time on the element that leaves the buffer (docs/isa.md §17), and a
+/// compile-time refusal would reject correct kernels. Also refuses a constant non-positive loop
+/// step (MLIR's scf.for requires a positive step). Tiles whose valid shape is still `?` are
+/// skipped (shape inference runs the check again).
+pub fn check_bounds(kernel: &GmKernel) -> Vec<Diagnostic> {
+    let mut bounds = Bounds::default();
+    let mut errors = Vec::new();
+    check_block(kernel, &kernel.body, true, &mut bounds, &mut errors);
+    errors
+}
+
+fn check_block(
+    kernel: &GmKernel,
+    block: &Block,
+    reachable: bool,
+    bounds: &mut Bounds,
+    errors: &mut Vec<Diagnostic>,
+) {
+    for op in &block.ops {
+        let get = |i: usize| op.operands.get(i).and_then(|v| bounds.affine.get(v));
+        match &op.kind {
+            GmOpKind::Constant(bits) => {
+                if kernel.ty(op.results[0]) == &Type::Scalar(ScalarType::Index) {
+                    let c = Affine::constant(i128::from(*bits as i64));
+                    bounds.affine.insert(op.results[0], c);
+                }
+            }
+            GmOpKind::Arith(arith) => {
+                if kernel.ty(op.results[0]) != &Type::Scalar(ScalarType::Index) {
+                    continue;
+                }
+                let (Some(a), Some(b)) = (get(0), get(1)) else {
+                    continue;
+                };
+                use ptoc_ir::ArithOp::*;
+                let folded = match (arith, a.as_constant(), b.as_constant()) {
+                    (AddI, _, _) => a.add_scaled(b, 1),
+                    (SubI, _, _) => a.add_scaled(b, -1),
+                    (MulI, _, Some(k)) => a.scale(k),
+                    (MulI, Some(k), _) => b.scale(k),
+                    (ShLI, _, Some(k)) if (0..63).contains(&k) => a.scale(1 << k),
+                    (_, Some(x), Some(y)) => fold_index(*arith, x as i64, y as i64)
+                        .map(|r| Affine::constant(i128::from(r))),
+                    _ => None,
+                };
+                if let Some(f) = folded {
+                    bounds.affine.insert(op.results[0], f);
+                }
+            }
+            GmOpKind::For(body) => {
+                let consts = [0, 1, 2].map(|i| get(i).and_then(Affine::as_constant));
+                let mut body_reachable = reachable;
+                if let [Some(lb), Some(ub), Some(step)] = consts {
+                    if step <= 0 {
+                        errors.push(Diagnostic::error(
+                            op.loc.clone(),
+                            format!("'scf.for' has step {step}; a loop's step must be positive"),
+                        ));
+                        continue;
+                    }
+                    let trips = if ub > lb {
+                        (ub - lb + step - 1) / step
+                    } else {
+                        0
+                    };
+                    if trips == 0 {
+                        body_reachable = false;
+                    } else if let Some(&iv) = body.args.first() {
+                        bounds.ivs.insert(iv, (lb, lb + (trips - 1) * step));
+                        bounds.affine.insert(
+                            iv,
+                            Affine {
+                                terms: vec![(iv, 1)],
+                                constant: 0,
+                            },
+                        );
+                    }
+                }
+                check_block(kernel, body, body_reachable, bounds, errors);
+            }
+            GmOpKind::Load | GmOpKind::Store => {
+                if reachable {
+                    if let Some(e) = rectangle_error(kernel, op, bounds) {
+                        errors.push(e);
+                    }
+                }
+            }
+            GmOpKind::Tile { .. } | GmOpKind::Yield | GmOpKind::Return => {}
+        }
+    }
+}
+
+/// MLIR's `index` arithmetic on two constants (64-bit, wrapping); `None` where MLIR leaves the
+/// result undefined (division by zero, signed overflow of a division, shifts past the width).
+fn fold_index(op: ptoc_ir::ArithOp, x: i64, y: i64) -> Option<i64> {
+    use ptoc_ir::ArithOp::*;
+    let (ux, uy) = (x as u64, y as u64);
+    Some(match op {
+        AddI => x.wrapping_add(y),
+        SubI => x.wrapping_sub(y),
+        MulI => x.wrapping_mul(y),
+        DivSI => x.checked_div(y)?,
+        DivUI => ux.checked_div(uy)? as i64,
+        RemSI => x.checked_rem(y)?,
+        RemUI => ux.checked_rem(uy)? as i64,
+        MinSI => x.min(y),
+        MinUI => ux.min(uy) as i64,
+        MaxSI => x.max(y),
+        MaxUI => ux.max(uy) as i64,
+        AndI => x & y,
+        OrI => x | y,
+        XOrI => x ^ y,
+        ShLI => ux.checked_shl(u32::try_from(uy).ok().filter(|&s| s < 64)?)? as i64,
+        ShRSI => x >> u32::try_from(uy).ok().filter(|&s| s < 64)?,
+        ShRUI => (ux >> u32::try_from(uy).ok().filter(|&s| s < 64)?) as i64,
+    })
+}
+
+/// The error for a tload/tstore whose rectangle provably leaves its memref.
+fn rectangle_error(kernel: &GmKernel, op: &GmOp, bounds: &Bounds) -> Option<Diagnostic> {
+    let (tile_v, mem_v, first_offset) = match op.kind {
+        GmOpKind::Load => (*op.results.first()?, *op.operands.first()?, 1),
+        _ => (*op.operands.first()?, *op.operands.get(1)?, 2),
+    };
+    let mem = kernel.ty(mem_v).memref()?;
+    let tile = kernel.ty(tile_v).tile()?;
+    let what = match op.kind {
+        GmOpKind::Load => "pto.tload' reads",
+        _ => "pto.tstore' writes",
+    };
+    let axes = [
+        ("rows", "row", tile.valid_rows.known(), mem.rows),
+        ("columns", "column", tile.valid_cols.known(), mem.cols),
+    ];
+    for (k, (plural, singular, valid, extent)) in axes.into_iter().enumerate() {
+        let offset = op.operands.get(first_offset + k)?;
+        let Some((lo, hi)) = bounds.affine.get(offset).and_then(|a| bounds.range(a)) else {
+            continue;
+        };
+        let Some(valid) = valid else { continue };
+        let last = hi + i128::from(valid) - 1;
+        if lo < 0 || last >= i128::from(extent) {
+            let offsets = if lo == hi {
+                format!("the {singular} offset is {lo}")
+            } else {
+                format!("the {singular} offset ranges over {lo}..={hi}")
+            };
+            return Some(Diagnostic::error(
+                op.loc.clone(),
+                format!(
+                    "'{what} {plural} {lo}..={last} of %{} ({mem}, {plural} 0..={}): {offsets} \
+                     and the tile has {valid} valid {plural}",
+                    kernel.display_name(mem_v),
+                    extent - 1
+                ),
+            ));
+        }
+    }
+    None
+}

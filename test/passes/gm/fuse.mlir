@@ -1,0 +1,63 @@
+// Shape inference and fusion on GM kernels, block by block: inside a loop body a numpy-style
+// broadcast becomes an expand and fuses into its consumer (row softmax); an expand in an outer
+// block stays there and its consumer in the loop stays unfused (nothing fuses across a block
+// boundary); tiles that are stored, yielded or read by a nested block are kept.
+// RUN: ptoc %s --emit=mlir --pass-pipeline=pto-verify,pto-infer-shapes,pto-fuse | FileCheck %s
+// RUN: ptoc %s --emit=mlir --pass-pipeline=pto-verify,pto-infer-shapes | FileCheck %s --check-prefix=INFER
+
+// CHECK-LABEL: func.func @softmax
+// CHECK:         scf.for %[[I:.*]] = %c0 to %c64 step %c16 {
+// CHECK-NEXT:      %[[T:.*]] = "pto.tload"(%arg0, %[[I]], %c0) : (memref<64x64xf32>, index, index) -> !pto.tile<16x64xf32>
+// CHECK-NEXT:      %[[M:.*]] = "pto.trowmax"(%[[T]])
+// CHECK-NEXT:      %[[E:.*]] = "pto.trowexpandexpdif"(%[[T]], %[[M]]) : (!pto.tile<16x64xf32>, !pto.tile<16x1xf32>) -> !pto.tile<16x64xf32>
+// CHECK-NEXT:      %[[S:.*]] = "pto.trowsum"(%[[E]])
+// CHECK-NEXT:      %[[R:.*]] = "pto.trowexpanddiv"(%[[E]], %[[S]])
+// CHECK-NEXT:      "pto.tstore"(%[[R]], %arg1, %[[I]], %c0)
+// CHECK-NEXT:    }
+
+// INFER-LABEL: func.func @softmax
+// INFER:         "pto.trowexpand"
+// INFER-NEXT:    "pto.tsub"{{.*}} -> !pto.tile<16x64xf32>
+// INFER-NEXT:    "pto.texp"{{.*}} -> !pto.tile<16x64xf32>
+func.func @softmax(%x: memref<64x64xf32>, %y: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  scf.for %i = %c0 to %c64 step %c16 {
+    %t = "pto.tload"(%x, %i, %c0) : (memref<64x64xf32>, index, index) -> !pto.tile<16x64xf32>
+    %m = "pto.trowmax"(%t) : (!pto.tile<16x64xf32>) -> !pto.tile<16x1xf32>
+    %d = "pto.tsub"(%t, %m) : (!pto.tile<16x64xf32>, !pto.tile<16x1xf32>) -> !pto.tile<?x?xf32>
+    %e = "pto.texp"(%d) : (!pto.tile<?x?xf32>) -> !pto.tile<?x?xf32>
+    %s = "pto.trowsum"(%e) : (!pto.tile<?x?xf32>) -> !pto.tile<?x?xf32>
+    %r = "pto.tdiv"(%e, %s) : (!pto.tile<?x?xf32>, !pto.tile<?x?xf32>) -> !pto.tile<?x?xf32>
+    "pto.tstore"(%r, %y, %i, %c0) : (!pto.tile<?x?xf32>, memref<64x64xf32>, index, index) -> ()
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @across_blocks
+// CHECK:         %[[M:.*]] = "pto.trowmax"
+// CHECK-NEXT:    %[[X:.*]] = "pto.trowexpand"(%[[M]]) : (!pto.tile<16x1xf32>) -> !pto.tile<16x16xf32>
+// CHECK-NEXT:    %[[L:.*]] = scf.for {{.*}} iter_args(%[[A:.*]] = %[[X]]) -> (!pto.tile<16x16xf32>) {
+// CHECK-NEXT:      %[[U:.*]] = "pto.tload"
+// CHECK-NEXT:      %[[D:.*]] = "pto.tsub"(%[[U]], %[[X]])
+// CHECK-NEXT:      %[[N:.*]] = "pto.tmax"(%[[A]], %[[D]])
+// CHECK-NEXT:      scf.yield %[[N]]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    "pto.tstore"(%[[L]], %arg0
+func.func @across_blocks(%x: memref<64x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %t = "pto.tload"(%x, %c0, %c0) : (memref<64x16xf32>, index, index) -> !pto.tile<16x16xf32>
+  %m = "pto.trowmax"(%t) : (!pto.tile<16x16xf32>) -> !pto.tile<16x1xf32>
+  %e = "pto.trowexpand"(%m) : (!pto.tile<16x1xf32>) -> !pto.tile<16x16xf32>
+  %r = scf.for %i = %c16 to %c64 step %c16 iter_args(%a = %e) -> (!pto.tile<16x16xf32>) {
+    %u = "pto.tload"(%x, %i, %c0) : (memref<64x16xf32>, index, index) -> !pto.tile<16x16xf32>
+    %d = "pto.tsub"(%u, %e) : (!pto.tile<16x16xf32>, !pto.tile<16x16xf32>) -> !pto.tile<16x16xf32>
+    %n = "pto.tmax"(%a, %d) : (!pto.tile<16x16xf32>, !pto.tile<16x16xf32>) -> !pto.tile<16x16xf32>
+    scf.yield %n : !pto.tile<16x16xf32>
+  }
+  "pto.tstore"(%r, %x, %c0, %c0) : (!pto.tile<16x16xf32>, memref<64x16xf32>, index, index) -> ()
+  return
+}
