@@ -244,6 +244,44 @@ impl ArithOp {
     pub fn from_mlir_name(name: &str) -> Option<ArithOp> {
         ArithOp::ALL.into_iter().find(|op| op.mlir_name() == name)
     }
+
+    /// The MLIR op on two `bits`-wide operands (1..=64; their bit patterns in the low bits),
+    /// giving the result's bit pattern, wrapped to the width. `None` where MLIR gives no value:
+    /// a zero divisor, a signed division overflowing (MIN / −1), a shift by the width or more.
+    pub fn apply(self, a: u64, b: u64, bits: u32) -> Option<u64> {
+        let mask = if bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        let (ua, ub) = (a & mask, b & mask);
+        let signed = |x: u64| ((x << (64 - bits)) as i64) >> (64 - bits);
+        let (sa, sb) = (signed(ua), signed(ub));
+        let min = signed(1u64 << (bits - 1));
+        let shift = || u32::try_from(ub).ok().filter(|&s| s < bits);
+        let out = match self {
+            ArithOp::AddI => ua.wrapping_add(ub),
+            ArithOp::SubI => ua.wrapping_sub(ub),
+            ArithOp::MulI => ua.wrapping_mul(ub),
+            ArithOp::DivSI if sb == 0 || (sa == min && sb == -1) => return None,
+            ArithOp::DivSI => (sa / sb) as u64,
+            ArithOp::DivUI => ua.checked_div(ub)?,
+            ArithOp::RemSI if sb == 0 || (sa == min && sb == -1) => return None,
+            ArithOp::RemSI => (sa % sb) as u64,
+            ArithOp::RemUI => ua.checked_rem(ub)?,
+            ArithOp::MinSI => sa.min(sb) as u64,
+            ArithOp::MinUI => ua.min(ub),
+            ArithOp::MaxSI => sa.max(sb) as u64,
+            ArithOp::MaxUI => ua.max(ub),
+            ArithOp::AndI => ua & ub,
+            ArithOp::OrI => ua | ub,
+            ArithOp::XOrI => ua ^ ub,
+            ArithOp::ShLI => ua << shift()?,
+            ArithOp::ShRSI => (sa >> shift()?) as u64,
+            ArithOp::ShRUI => ua >> shift()?,
+        };
+        Some(out & mask)
+    }
 }
 
 /// What a GM kernel's op does.
@@ -431,6 +469,29 @@ mod tests {
             assert_eq!(ScalarType::parse(text).unwrap().to_string(), text);
         }
         assert_eq!(ScalarType::Index.bits(), 64);
+    }
+
+    /// Hand-computed values of MLIR's integer semantics at 8, 32 and 64 bits.
+    #[test]
+    fn arith_semantics() {
+        use ArithOp::*;
+        assert_eq!(AddI.apply(0xFF, 1, 8), Some(0));
+        assert_eq!(SubI.apply(0, 1, 32), Some(0xFFFF_FFFF));
+        assert_eq!(MulI.apply(u64::MAX, 3, 64), Some(u64::MAX - 2));
+        assert_eq!(DivSI.apply(0xF9, 2, 8), Some(0xFD)); // -7 / 2 = -3 (toward zero)
+        assert_eq!(RemSI.apply(0xF9, 2, 8), Some(0xFF)); // -7 % 2 = -1
+        assert_eq!(DivUI.apply(0xF9, 2, 8), Some(0x7C));
+        assert_eq!(DivSI.apply(0x80, 0xFF, 8), None); // -128 / -1 overflows
+        assert_eq!(DivUI.apply(5, 0, 64), None);
+        assert_eq!(RemUI.apply(5, 0, 32), None);
+        assert_eq!(MinSI.apply(0xFFFF_FFFF, 1, 32), Some(0xFFFF_FFFF));
+        assert_eq!(MinUI.apply(0xFFFF_FFFF, 1, 32), Some(1));
+        assert_eq!(MaxSI.apply(u64::MAX, 1, 64), Some(1));
+        assert_eq!(ShLI.apply(1, 7, 8), Some(0x80));
+        assert_eq!(ShLI.apply(1, 8, 8), None);
+        assert_eq!(ShRSI.apply(0x80, 7, 8), Some(0xFF));
+        assert_eq!(ShRUI.apply(0x80, 7, 8), Some(1));
+        assert_eq!(XOrI.apply(0b1100, 0b1010, 4), Some(0b0110));
     }
 
     #[test]

@@ -409,8 +409,9 @@ fn check_block(
                     (MulI, _, Some(k)) => a.scale(k),
                     (MulI, Some(k), _) => b.scale(k),
                     (ShLI, _, Some(k)) if (0..63).contains(&k) => a.scale(1 << k),
-                    (_, Some(x), Some(y)) => fold_index(*arith, x as i64, y as i64)
-                        .map(|r| Affine::constant(i128::from(r))),
+                    (_, Some(x), Some(y)) => arith
+                        .apply(x as u64, y as u64, 64)
+                        .map(|r| Affine::constant(i128::from(r as i64))),
                     _ => None,
                 };
                 if let Some(f) = folded {
@@ -458,32 +459,6 @@ fn check_block(
             GmOpKind::Tile { .. } | GmOpKind::Yield | GmOpKind::Return => {}
         }
     }
-}
-
-/// MLIR's `index` arithmetic on two constants (64-bit, wrapping); `None` where MLIR leaves the
-/// result undefined (division by zero, signed overflow of a division, shifts past the width).
-fn fold_index(op: ptoc_ir::ArithOp, x: i64, y: i64) -> Option<i64> {
-    use ptoc_ir::ArithOp::*;
-    let (ux, uy) = (x as u64, y as u64);
-    Some(match op {
-        AddI => x.wrapping_add(y),
-        SubI => x.wrapping_sub(y),
-        MulI => x.wrapping_mul(y),
-        DivSI => x.checked_div(y)?,
-        DivUI => ux.checked_div(uy)? as i64,
-        RemSI => x.checked_rem(y)?,
-        RemUI => ux.checked_rem(uy)? as i64,
-        MinSI => x.min(y),
-        MinUI => ux.min(uy) as i64,
-        MaxSI => x.max(y),
-        MaxUI => ux.max(uy) as i64,
-        AndI => x & y,
-        OrI => x | y,
-        XOrI => x ^ y,
-        ShLI => ux.checked_shl(u32::try_from(uy).ok().filter(|&s| s < 64)?)? as i64,
-        ShRSI => x >> u32::try_from(uy).ok().filter(|&s| s < 64)?,
-        ShRUI => (ux >> u32::try_from(uy).ok().filter(|&s| s < 64)?) as i64,
-    })
 }
 
 /// The error for a tload/tstore whose rectangle provably leaves its memref.

@@ -8,10 +8,10 @@
 use crate::exec::{element_type, execute, format_element, hex, ExecError, Run};
 use crate::tensor::ElementType;
 use ptoc_codegen::Kernel;
-use ptoc_ir::{Function, Location};
+use ptoc_ir::{Function, GmKernel, Location, ScalarType, Type as GmType};
 use ptoc_isa::{DataType, FaultClass, PadValue, Storage};
 use ptoc_runtime::numerics::Flags;
-use ptoc_runtime::{evaluate_with_flags, Tile};
+use ptoc_runtime::{evaluate_gm, evaluate_with_flags, GmArg, Tile};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::fmt;
@@ -448,6 +448,209 @@ fn origin(func: &Function, value: ptoc_ir::ValueId) -> (Option<String>, Option<L
     }
 }
 
+/// What a compiled GM kernel produced on one set of inputs: the final elements of each memref
+/// argument in argument order (`None` for other arguments), or the fault that stopped it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GmRun {
+    /// Per argument, the memref's final elements (row-major bit patterns).
+    pub memrefs: Vec<Option<Vec<u64>>>,
+    /// The fault (class, bundle, address) that stopped the kernel.
+    pub fault: Option<String>,
+}
+
+/// The first disagreement between a compiled GM kernel and the reference evaluator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GmMismatch {
+    /// The trial (0-based) whose inputs showed it.
+    pub trial: u32,
+    /// What differs.
+    pub discrepancy: GmDiscrepancy,
+}
+
+/// What a [`GmMismatch`] found different.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GmDiscrepancy {
+    /// One element of a stored memref differs (bit patterns).
+    Element {
+        /// The memref's source name (`y` for `%y`).
+        memref: String,
+        /// `(row, col)` of the element.
+        element: (usize, usize),
+        /// The compiled kernel's element.
+        compiled: u64,
+        /// The reference evaluator's element.
+        reference: u64,
+    },
+    /// The compiled kernel faulted where the reference evaluator ran to the end.
+    CompiledFaults {
+        /// The fault.
+        reason: String,
+    },
+    /// The reference evaluator refused inputs the compiled kernel ran on.
+    SourceFails {
+        /// The evaluation error.
+        reason: String,
+    },
+    /// The compiled side returned a different set of memrefs.
+    Shape {
+        /// What differs.
+        reason: String,
+    },
+}
+
+impl fmt::Display for GmMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "trial {}: ", self.trial)?;
+        match &self.discrepancy {
+            GmDiscrepancy::Element {
+                memref,
+                element: (r, c),
+                compiled,
+                reference,
+            } => write!(
+                f,
+                "memref %{memref} element [{r}, {c}]: compiled {compiled:#x}, reference {reference:#x}"
+            ),
+            GmDiscrepancy::CompiledFaults { reason } => {
+                write!(f, "the compiled kernel faults ({reason}); the source runs")
+            }
+            GmDiscrepancy::SourceFails { reason } => {
+                write!(f, "the source fails ({reason}); the compiled kernel runs")
+            }
+            GmDiscrepancy::Shape { reason } => f.write_str(reason),
+        }
+    }
+}
+
+/// Random arguments for a GM kernel: every memref element and element-typed scalar random
+/// (edge values one time in four, as for tiles); an `index` scalar is `index_values[i]` for
+/// argument `i` when given, else 0 (a random loop bound would make trials run for hours or
+/// leave every memref).
+pub fn random_gm_args(
+    kernel: &GmKernel,
+    rng: &mut StdRng,
+    index_values: &[(usize, u64)],
+) -> Vec<GmArg> {
+    kernel
+        .args
+        .iter()
+        .enumerate()
+        .map(|(i, &id)| match kernel.ty(id) {
+            GmType::MemRef(m) => {
+                let edges = edge_values(m.dtype);
+                let n = m.rows as usize * m.cols as usize;
+                GmArg::MemRef(
+                    (0..n)
+                        .map(|_| random_element(rng, m.dtype, &edges))
+                        .collect(),
+                )
+            }
+            GmType::Scalar(ScalarType::Element(t)) => {
+                GmArg::Scalar(random_element(rng, *t, &edge_values(*t)))
+            }
+            GmType::Scalar(ScalarType::Index) => GmArg::Scalar(
+                index_values
+                    .iter()
+                    .find(|(arg, _)| *arg == i)
+                    .map_or(0, |&(_, v)| v),
+            ),
+            GmType::Tile(t) => {
+                let (rows, cols, vr, vc) = t.dims().unwrap_or((1, 1, 1, 1));
+                let edges = edge_values(t.dtype);
+                let values: Vec<u64> = (0..vr * vc)
+                    .map(|_| random_element(rng, t.dtype, &edges))
+                    .collect();
+                let tile = Tile::new(t.dtype, rows, cols, vr, vc)
+                    .and_then(|tile| tile.with_valid_values(&values));
+                match tile {
+                    Ok(tile) => GmArg::Tile(tile),
+                    Err(_) => GmArg::Scalar(0),
+                }
+            }
+        })
+        .collect()
+}
+
+/// Run a compiled GM kernel (`run_compiled`, on the same arguments) and the reference evaluator
+/// of `source` (the unoptimised kernel, [`crate::Driver::reference_module`]) on `trials` random
+/// argument sets ([`random_gm_args`]) and compare every element of every memref bit for bit;
+/// the first disagreement, if any. Both failing on the same inputs is agreement (the source
+/// accesses memory outside a memref or divides by zero, where the compiled kernel faults).
+pub fn verify_gm_kernel(
+    source: &GmKernel,
+    trials: u32,
+    seed: u64,
+    index_values: &[(usize, u64)],
+    mut run_compiled: impl FnMut(&[GmArg]) -> GmRun,
+) -> Option<GmMismatch> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    for trial in 0..trials {
+        let args = random_gm_args(source, &mut rng, index_values);
+        let compiled = run_compiled(&args);
+        let reference = evaluate_gm(source, &args);
+        let discrepancy = match (compiled.fault, reference) {
+            (Some(_), Err(_)) => None,
+            (Some(reason), Ok(_)) => Some(GmDiscrepancy::CompiledFaults { reason }),
+            (None, Err(e)) => Some(GmDiscrepancy::SourceFails {
+                reason: e.to_string(),
+            }),
+            (None, Ok(eval)) => compare_memrefs(source, &compiled.memrefs, &eval.memrefs),
+        };
+        if let Some(discrepancy) = discrepancy {
+            return Some(GmMismatch { trial, discrepancy });
+        }
+    }
+    None
+}
+
+/// The first element (row-major, memrefs in argument order) where `compiled` and `reference`
+/// differ.
+fn compare_memrefs(
+    source: &GmKernel,
+    compiled: &[Option<Vec<u64>>],
+    reference: &[Option<Vec<u64>>],
+) -> Option<GmDiscrepancy> {
+    if compiled.len() != reference.len() {
+        return Some(GmDiscrepancy::Shape {
+            reason: format!(
+                "the compiled kernel returned {} arguments' memory, the source has {}",
+                compiled.len(),
+                reference.len()
+            ),
+        });
+    }
+    for ((&id, got), want) in source.args.iter().zip(compiled).zip(reference) {
+        let (Some(got), Some(want), Some(m)) = (got, want, source.ty(id).memref()) else {
+            if got.is_some() != want.is_some() {
+                return Some(GmDiscrepancy::Shape {
+                    reason: format!("memref %{} is missing on one side", source.display_name(id)),
+                });
+            }
+            continue;
+        };
+        if got.len() != want.len() {
+            return Some(GmDiscrepancy::Shape {
+                reason: format!(
+                    "memref %{} has {} elements compiled, {} in the source",
+                    source.display_name(id),
+                    got.len(),
+                    want.len()
+                ),
+            });
+        }
+        if let Some(k) = (0..want.len()).find(|&k| got[k] != want[k]) {
+            let cols = m.cols as usize;
+            return Some(GmDiscrepancy::Element {
+                memref: source.display_name(id),
+                element: (k / cols, k % cols),
+                compiled: got[k],
+                reference: want[k],
+            });
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -516,5 +719,215 @@ func.func @k_min(%x: !pto.tile<4x8xsi16>, %v: !pto.tile<4x1xsi16>) -> !pto.tile<
                 && text.contains("inputs: %x["),
             "{text}"
         );
+    }
+}
+
+/// GM kernels: the reference evaluator against numpy, and [`verify_gm_kernel`]'s comparison.
+#[cfg(test)]
+mod gm_tests {
+    use super::*;
+    use crate::{Driver, Options};
+    use ptoc_ir::{Module, Source};
+    use ptoc_passes::{PassContext, PassManager};
+    use std::path::PathBuf;
+
+    fn test_dir() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../test/runtime")
+    }
+
+    /// The data of a little-endian `<f4` C-order `.npy` (version 1 or 2 header), as bits.
+    fn read_f32_npy(name: &str) -> Vec<u64> {
+        let path = test_dir().join("Inputs/gm").join(name);
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(&bytes[..6], b"\x93NUMPY");
+        let (header_len, start) = match bytes[6] {
+            1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
+            _ => (
+                u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize,
+                12,
+            ),
+        };
+        let header = std::str::from_utf8(&bytes[start..start + header_len]).unwrap();
+        assert!(
+            header.contains("'<f4'") && header.contains("False"),
+            "{header}"
+        );
+        bytes[start + header_len..]
+            .chunks_exact(4)
+            .map(|c| u64::from(u32::from_le_bytes(c.try_into().unwrap())))
+            .collect()
+    }
+
+    fn import(text: &str, file: &str) -> (Driver, Module) {
+        let driver = Driver::new(Options::default()).unwrap();
+        let module = driver.import(&Source::new(text, file)).unwrap();
+        (driver, module)
+    }
+
+    /// The unoptimised GM kernel of a test file (verified, shapes inferred).
+    fn reference_kernel(file: &str) -> GmKernel {
+        let path = test_dir().join("gm").join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let (driver, module) = import(&text, file);
+        let reference = driver.reference_module(&module).unwrap();
+        reference.gm_kernels.into_iter().next().unwrap()
+    }
+
+    /// `kernel` after the front-end pipeline, fusion included.
+    fn fused(kernel: &GmKernel) -> GmKernel {
+        let mut module = Module {
+            gm_kernels: vec![kernel.clone()],
+            ..Module::default()
+        };
+        let pm = PassManager::parse("pto-verify,pto-infer-shapes,pto-fuse").unwrap();
+        let mut ctx = PassContext::default();
+        pm.run(&mut module, &mut ctx, &mut |_, _, _| {}).unwrap();
+        module.gm_kernels.remove(0)
+    }
+
+    /// Each GM kernel of test/runtime/gm gives numpy's bits (Inputs/gm/gen.py), and so does
+    /// its fused form.
+    #[test]
+    fn reference_matches_numpy() {
+        let cases: [(&str, &[&str], usize); 4] = [
+            ("softmax-rows", &["x"], 1),
+            ("row-max", &["x"], 1),
+            ("affine-256", &["x", "w"], 2),
+            ("column-normalise", &["x"], 1),
+        ];
+        for (name, inputs, out) in cases {
+            let kernel = reference_kernel(&format!("{name}.mlir"));
+            let mut args: Vec<GmArg> = inputs
+                .iter()
+                .map(|i| GmArg::MemRef(read_f32_npy(&format!("{name}.{i}.npy"))))
+                .collect();
+            let m = kernel.ty(kernel.args[out]).memref().unwrap();
+            args.push(GmArg::MemRef(vec![0; (m.rows * m.cols) as usize]));
+            let expected = read_f32_npy(&format!("{name}.expected.npy"));
+            for k in [kernel.clone(), fused(&kernel)] {
+                let eval = evaluate_gm(&k, &args).unwrap();
+                let got = eval.memrefs[out].as_ref().unwrap();
+                let first = (0..expected.len()).find(|&i| got[i] != expected[i]);
+                assert_eq!(first, None, "{name}: element {first:?}");
+                // Inputs are left as they were.
+                assert_eq!(
+                    eval.memrefs[0].as_ref(),
+                    Some(match &args[0] {
+                        GmArg::MemRef(v) => v,
+                        _ => unreachable!(),
+                    })
+                );
+            }
+        }
+    }
+
+    const DYNAMIC: &str = r#"
+func.func @k(%x: memref<4x8xi32>, %y: memref<4x8xi32>, %r: index, %d: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %q = arith.divsi %d, %d : i32
+  %t = "pto.tload"(%x, %r, %c0) : (memref<4x8xi32>, index, index) -> !pto.tile<2x8xi32>
+  scf.for %i = %c4 to %c0 step %c1 {
+    "pto.tstore"(%t, %y, %c4, %c4) : (!pto.tile<2x8xi32>, memref<4x8xi32>, index, index) -> ()
+  }
+  "pto.tstore"(%t, %y, %r, %c0) : (!pto.tile<2x8xi32>, memref<4x8xi32>, index, index) -> ()
+  return
+}
+"#;
+
+    /// Offsets the compiler cannot bound are checked when the kernel runs; a zero divisor is an
+    /// evaluation error; a loop that never runs touches nothing.
+    #[test]
+    fn evaluation_errors_and_empty_loops() {
+        let (driver, module) = import(DYNAMIC, "dyn.mlir");
+        let kernel = driver
+            .reference_module(&module)
+            .unwrap()
+            .gm_kernels
+            .remove(0);
+        let x: Vec<u64> = (0..32).collect();
+        let args = |r: u64, d: u64| {
+            vec![
+                GmArg::MemRef(x.clone()),
+                GmArg::MemRef(vec![0; 32]),
+                GmArg::Scalar(r),
+                GmArg::Scalar(d),
+            ]
+        };
+        let eval = evaluate_gm(&kernel, &args(2, 7)).unwrap();
+        let y = eval.memrefs[1].as_ref().unwrap();
+        let mut want = vec![0; 32];
+        want[16..].copy_from_slice(&x[16..]);
+        assert_eq!(y, &want);
+        let err = evaluate_gm(&kernel, &args(3, 7)).unwrap_err().to_string();
+        assert!(
+            err.contains("dyn.mlir:7:8")
+                && err.contains("the 2x8 rectangle at row 3, column 0 leaves %x"),
+            "{err}"
+        );
+        let err = evaluate_gm(&kernel, &args(u64::MAX, 7))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("at row -1"), "{err}");
+        let err = evaluate_gm(&kernel, &args(0, 0)).unwrap_err().to_string();
+        assert!(
+            err.contains("dyn.mlir:6:8") && err.contains("arith.divsi"),
+            "{err}"
+        );
+    }
+
+    /// The comparison finds nothing between a kernel and its fused form, and reports a
+    /// deliberately wrong element by memref name and position.
+    #[test]
+    fn verify_compares_memrefs_bit_for_bit() {
+        let kernel = reference_kernel("column-normalise.mlir");
+        let compiled = fused(&kernel);
+        let run = |k: &GmKernel, args: &[GmArg]| match evaluate_gm(k, args) {
+            Ok(eval) => GmRun {
+                memrefs: eval.memrefs,
+                fault: None,
+            },
+            Err(e) => GmRun {
+                memrefs: Vec::new(),
+                fault: Some(e.to_string()),
+            },
+        };
+        assert_eq!(
+            verify_gm_kernel(&kernel, 4, 7, &[], |args| run(&compiled, args)),
+            None
+        );
+        let mismatch = verify_gm_kernel(&kernel, 4, 7, &[], |args| {
+            let mut out = run(&compiled, args);
+            if let Some(Some(y)) = out.memrefs.get_mut(1) {
+                y[3 * 16 + 5] ^= 1;
+            }
+            out
+        })
+        .expect("a flipped bit is a mismatch");
+        let GmDiscrepancy::Element {
+            memref,
+            element,
+            compiled,
+            reference,
+            ..
+        } = &mismatch.discrepancy
+        else {
+            panic!("{mismatch}");
+        };
+        assert_eq!((memref.as_str(), *element), ("y", (3, 5)));
+        assert_eq!(compiled ^ reference, 1);
+        assert!(mismatch
+            .to_string()
+            .starts_with("trial 0: memref %y element [3, 5]"));
+        // A compiled kernel that faults where the source runs.
+        let faults = verify_gm_kernel(&kernel, 1, 7, &[], |_| GmRun {
+            memrefs: Vec::new(),
+            fault: Some("Fault_DataPage at 0x1000".into()),
+        });
+        assert!(matches!(
+            faults.map(|m| m.discrepancy),
+            Some(GmDiscrepancy::CompiledFaults { .. })
+        ));
     }
 }

@@ -34,5 +34,7 @@ mod tlsu;
 
 pub use machine::{Fault, LoadError, Machine};
 pub mod reference;
+pub mod reference_gm;
 
 pub use reference::{evaluate, evaluate_with_flags, evaluate_with_scalar, EvalError, Evaluation};
+pub use reference_gm::{evaluate_gm, GmArg, GmEvaluation};

@@ -12,6 +12,7 @@ use crate::tile::Tile;
 use ptoc_ir::{Attr, Function, Location, Op, TileType};
 use ptoc_isa::ops::CMODE_ATTR;
 use ptoc_isa::{CmpMode, Geometry, NumericControl, OpInfo, OpKind, Storage};
+use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum EvalError {
@@ -105,8 +106,8 @@ pub fn evaluate_with_flags(func: &Function, args: &[Tile]) -> Result<Evaluation,
 }
 
 /// A TCMP's relation from its `pto.cmode` attribute.
-fn cmode_of(op: &Op) -> Result<CmpMode, String> {
-    match op.attrs.get(CMODE_ATTR) {
+fn cmode_of(attrs: &BTreeMap<String, Attr>) -> Result<CmpMode, String> {
+    match attrs.get(CMODE_ATTR) {
         Some(Attr::Str(name)) => {
             CmpMode::from_mlir_name(name).ok_or(format!("unknown {CMODE_ATTR} '{name}'"))
         }
@@ -121,11 +122,37 @@ fn evaluate_op(op: &Op, operands: &[&Tile], result_ty: &TileType) -> Result<(Til
         return Err("needs a scalar; use it inside a GM kernel".into());
     }
     let cmode = if op.info.kind.datr_fields().cmode {
-        Some(cmode_of(op)?)
+        Some(cmode_of(&op.attrs)?)
     } else {
         None
     };
     evaluate_tile_op(op.info, op.control, cmode, operands, None, result_ty)
+}
+
+/// A catalogue op of a GM kernel (design §10) on its tile sources and, for a tile-scalar op,
+/// its scalar's raw bits; its attributes give TCMP's relation. The GM reference evaluator
+/// ([`crate::reference_gm`]) calls this for every tile op.
+pub fn evaluate_kernel_op(
+    info: &OpInfo,
+    control: NumericControl,
+    attrs: &BTreeMap<String, Attr>,
+    tiles: &[&Tile],
+    scalar_bits: Option<u64>,
+    result_ty: &TileType,
+) -> Result<(Tile, Flags), String> {
+    if info.takes_scalar() != scalar_bits.is_some() {
+        return Err(format!(
+            "{} takes {} scalar",
+            info.mnemonic,
+            if info.takes_scalar() { "a" } else { "no" }
+        ));
+    }
+    let cmode = if info.kind.datr_fields().cmode {
+        Some(cmode_of(attrs)?)
+    } else {
+        None
+    };
+    evaluate_tile_op(info, control, cmode, tiles, scalar_bits, result_ty)
 }
 
 /// A tile-scalar op (docs/isa.md §14) on its tile sources (none for TEXPANDS) and the raw bits
