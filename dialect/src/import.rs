@@ -322,7 +322,7 @@ fn import_op(
     let Some(info) = ops::by_mlir_name(&name) else {
         return Err(unknown_op(&name, loc));
     };
-    let (ty, control, attrs) = tile_op_parts(&op, &name, info, &loc)?;
+    let (ty, control, attrs) = tile_op_parts(&op, &name, info, false, &loc)?;
     let args = operands(values)?;
     let result = op
         .result(0)
@@ -336,12 +336,14 @@ fn import_op(
 }
 
 /// What a catalogue op's MLIR form must be, shared by functions and GM kernels: no regions,
-/// the catalogue's operand count (plus `extra` operands, a tile-scalar op's scalar), one tile
-/// result, only `pto.*` attributes. Returns the result type, numeric control and attributes.
+/// the catalogue's operand count (plus, with `scalar`, a tile-scalar op's scalar as the last
+/// operand, docs/isa.md §14), one tile result, only `pto.*` attributes. Returns the result
+/// type, numeric control and attributes.
 pub(crate) fn tile_op_parts(
     op: &OperationRef,
     name: &str,
     info: &'static ops::OpInfo,
+    scalar: bool,
     loc: &Location,
 ) -> Result<(TileType, NumericControl, BTreeMap<String, Attr>), Diagnostic> {
     let loc = loc.clone();
@@ -351,9 +353,12 @@ pub(crate) fn tile_op_parts(
             format!("'{name}' takes no regions or successors"),
         ));
     }
-    let expected = info.sources.len();
+    let expected = info.sources.len() + usize::from(scalar);
     if op.operand_count() != expected {
-        let roles: Vec<&str> = info.sources.iter().map(|r| r.name()).collect();
+        let mut roles: Vec<&str> = info.sources.iter().map(|r| r.name()).collect();
+        if scalar {
+            roles.push("scalar");
+        }
         return Err(Diagnostic::error(
             loc,
             format!(

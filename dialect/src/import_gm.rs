@@ -277,7 +277,8 @@ impl Importer<'_, '_> {
             _ if name.starts_with("pto.") => {
                 let info =
                     ops::by_mlir_name(&name).ok_or_else(|| unknown_op(&name, loc.clone()))?;
-                let (_, control, op_attrs) = tile_op_parts(&op, &name, info, &loc)?;
+                let (_, control, op_attrs) =
+                    tile_op_parts(&op, &name, info, info.takes_scalar(), &loc)?;
                 attrs = op_attrs;
                 GmOpKind::Tile { info, control }
             }
@@ -461,7 +462,22 @@ impl Importer<'_, '_> {
                 }
             }
             GmOpKind::Tile { info, .. } => {
-                for (i, &v) in op.operands.iter().enumerate() {
+                let tiles = info.sources.len();
+                if let (true, Some(&s), Some(result)) = (
+                    info.takes_scalar(),
+                    op.operands.get(tiles),
+                    k.ty(op.results[0]).tile(),
+                ) {
+                    let element = Type::Scalar(ScalarType::Element(result.dtype));
+                    if k.ty(s) != &element {
+                        return err(format!(
+                            "'{name}' scalar operand #{tiles} has type '{}'; it must be the \
+                             tile's element type {element}",
+                            k.ty(s)
+                        ));
+                    }
+                }
+                for (i, &v) in op.operands.iter().enumerate().take(tiles) {
                     if k.ty(v).tile().is_none() {
                         return err(format!(
                             "'{name}' operand #{i} has type '{}'; {} takes tiles",

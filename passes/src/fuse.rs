@@ -102,7 +102,7 @@ impl Pass for Fuse {
     /// or nested-block value is dropped.
     fn run_gm(&self, kernel: &mut GmKernel, ctx: &mut PassContext) -> Result<(), Vec<Diagnostic>> {
         crate::gm::for_each_block_mut(kernel, &mut |kernel, block| {
-            let dag = crate::gm::block_dag(kernel, block);
+            let dag = crate::gm::block_dag(kernel, block, crate::gm::ScalarOps::Opaque);
             if dag.func.ops.is_empty() {
                 return Ok(());
             }

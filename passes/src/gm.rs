@@ -16,12 +16,35 @@ use ptoc_ir::{
 use ptoc_isa::DataType;
 use std::collections::{HashMap, HashSet};
 
+/// How a block's tile-scalar ops (docs/isa.md §14) enter its DAG. A [`Function`] has no scalar
+/// values, so in a DAG such an op reads only its tile source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScalarOps {
+    /// In the DAG, without their scalar (verification and shape inference, which judge each op
+    /// on its own).
+    Included,
+    /// Left out, like loads: their tile sources are results, their results arguments (fusion,
+    /// which would otherwise merge two ops that differ only in their scalar).
+    Opaque,
+}
+
+/// Whether `op` is one of the DAG's ops under `mode`.
+fn in_dag(op: &GmOp, mode: ScalarOps) -> bool {
+    match &op.kind {
+        GmOpKind::Tile { info, .. } => mode == ScalarOps::Included || !info.takes_scalar(),
+        _ => false,
+    }
+}
+
 /// One block's tile ops as a function over the kernel's value table, with the kernel values its
 /// arguments and results stand for.
 pub struct BlockDag {
     pub func: Function,
     /// `func.args[i]` is the kernel value `leaves[i]` (the same id).
     pub leaves: Vec<ValueId>,
+    mode: ScalarOps,
+    /// The scalar operand of each tile-scalar op in the DAG, by its result.
+    scalars: HashMap<ValueId, ValueId>,
 }
 
 /// The type a non-tile value gets in a DAG (never read: no tile op uses such a value).
@@ -40,7 +63,7 @@ fn nested_uses(block: &Block, out: &mut HashSet<ValueId>) {
 }
 
 /// The tile ops of `block` as a [`BlockDag`].
-pub fn block_dag(kernel: &GmKernel, block: &Block) -> BlockDag {
+pub fn block_dag(kernel: &GmKernel, block: &Block, mode: ScalarOps) -> BlockDag {
     let mut func = Function::new(kernel.name.clone(), kernel.loc.clone());
     func.attrs = kernel.attrs.clone();
     func.values = kernel
@@ -55,20 +78,27 @@ pub fn block_dag(kernel: &GmKernel, block: &Block) -> BlockDag {
     let mut defined = HashSet::new();
     let mut leaves = Vec::new();
     let mut outside_uses = HashSet::new();
+    let mut scalars = HashMap::new();
     for op in &block.ops {
         match &op.kind {
-            GmOpKind::Tile { info, control } => {
-                for &v in &op.operands {
+            GmOpKind::Tile { info, control } if in_dag(op, mode) => {
+                let result = op.results[0];
+                let tiles = &op.operands[..info.sources.len().min(op.operands.len())];
+                if info.takes_scalar() {
+                    if let Some(&s) = op.operands.get(info.sources.len()) {
+                        scalars.insert(result, s);
+                    }
+                }
+                for &v in tiles {
                     if !defined.contains(&v) && !leaves.contains(&v) {
                         leaves.push(v);
                     }
                 }
-                let result = op.results[0];
                 func.values[result.0 as usize].def =
                     ValueDef::Op(ptoc_ir::OpId(func.ops.len() as u32));
                 func.ops.push(Op {
                     info,
-                    operands: op.operands.clone(),
+                    operands: tiles.to_vec(),
                     result,
                     loc: op.loc.clone(),
                     control: *control,
@@ -80,7 +110,8 @@ pub fn block_dag(kernel: &GmKernel, block: &Block) -> BlockDag {
                 outside_uses.extend(op.operands.iter().copied());
                 nested_uses(body, &mut outside_uses);
             }
-            GmOpKind::Load
+            GmOpKind::Tile { .. }
+            | GmOpKind::Load
             | GmOpKind::Store
             | GmOpKind::Constant(_)
             | GmOpKind::Arith(_)
@@ -100,7 +131,12 @@ pub fn block_dag(kernel: &GmKernel, block: &Block) -> BlockDag {
         .collect();
     results.sort();
     func.results = results;
-    BlockDag { func, leaves }
+    BlockDag {
+        func,
+        leaves,
+        mode,
+        scalars,
+    }
 }
 
 /// Put `func`, a rewrite of `block`'s DAG `dag`, back into `block`: its ops replace the block's
@@ -168,12 +204,19 @@ pub fn splice(
                 r
             }
         };
-        let operands = op
+        let mut operands = op
             .operands
             .iter()
             .map(|v| map.get(v).copied())
             .collect::<Option<Vec<_>>>()
             .ok_or_else(|| internal("reads a value it does not define"))?;
+        if op.info.takes_scalar() {
+            let scalar = dag
+                .scalars
+                .get(&result)
+                .ok_or_else(|| internal("has a tile-scalar op without its scalar"))?;
+            operands.push(*scalar);
+        }
         tile_ops.push(GmOp {
             kind: GmOpKind::Tile {
                 info: op.info,
@@ -189,7 +232,7 @@ pub fn splice(
     let mut later: HashSet<ValueId> = tile_ops.iter().map(|op| op.results[0]).collect();
     let others: Vec<GmOp> = std::mem::take(&mut block.ops)
         .into_iter()
-        .filter(|op| !matches!(op.kind, GmOpKind::Tile { .. }))
+        .filter(|op| !in_dag(op, dag.mode))
         .collect();
     for op in &others {
         later.extend(op.results.iter().copied());

@@ -47,7 +47,7 @@ impl Pass for InferShapes {
     fn run_gm(&self, kernel: &mut GmKernel, ctx: &mut PassContext) -> Result<(), Vec<Diagnostic>> {
         let mut errors = Vec::new();
         gm::for_each_block_mut(kernel, &mut |kernel, block| {
-            let dag = gm::block_dag(kernel, block);
+            let dag = gm::block_dag(kernel, block, crate::gm::ScalarOps::Included);
             let mut func = dag.func.clone();
             match self.run(&mut func, ctx) {
                 Ok(()) => gm::splice(kernel, block, &dag, &func, true).map_err(|e| vec![e]),

@@ -156,7 +156,7 @@ pub fn verify_gm_kernel(kernel: &GmKernel, stage: Stage) -> Vec<Diagnostic> {
         }
     });
     for block in crate::gm::blocks(kernel) {
-        let dag = crate::gm::block_dag(kernel, block);
+        let dag = crate::gm::block_dag(kernel, block, crate::gm::ScalarOps::Included);
         let notes: Vec<(String, ptoc_ir::Location)> = dag
             .leaves
             .iter()

@@ -789,11 +789,12 @@ mod gm_tests {
     /// its fused form.
     #[test]
     fn reference_matches_numpy() {
-        let cases: [(&str, &[&str], usize); 4] = [
+        let cases: [(&str, &[&str], usize); 5] = [
             ("softmax-rows", &["x"], 1),
             ("row-max", &["x"], 1),
             ("affine-256", &["x", "w"], 2),
             ("column-normalise", &["x"], 1),
+            ("scale-shift", &["x"], 1),
         ];
         for (name, inputs, out) in cases {
             let kernel = reference_kernel(&format!("{name}.mlir"));
@@ -803,6 +804,11 @@ mod gm_tests {
                 .collect();
             let m = kernel.ty(kernel.args[out]).memref().unwrap();
             args.push(GmArg::MemRef(vec![0; (m.rows * m.cols) as usize]));
+            // Scalar arguments follow the memrefs (NAME.scalars.npy).
+            if kernel.args.len() > args.len() {
+                let scalars = read_f32_npy(&format!("{name}.scalars.npy"));
+                args.extend(scalars.into_iter().map(GmArg::Scalar));
+            }
             let expected = read_f32_npy(&format!("{name}.expected.npy"));
             for k in [kernel.clone(), fused(&kernel)] {
                 let eval = evaluate_gm(&k, &args).unwrap();

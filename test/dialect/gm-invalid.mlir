@@ -145,3 +145,31 @@ func.func @float_constant_type(%x: memref<16x16xf32>) {
   %c = arith.constant 1.0 : tf32
   return
 }
+
+// -----
+
+func.func @tile_scalar_type(%x: memref<16x16xf32>, %s: f16) {
+  %c0 = arith.constant 0 : index
+  %t = "pto.tload"(%x, %c0, %c0) : (memref<16x16xf32>, index, index) -> !pto.tile<16x16xf32>
+  // expected-error@+1 {{'pto.tadds' scalar operand #1 has type 'f16'; it must be the tile's element type f32}}
+  %r = "pto.tadds"(%t, %s) : (!pto.tile<16x16xf32>, f16) -> !pto.tile<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @tile_scalar_missing(%x: memref<16x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %t = "pto.tload"(%x, %c0, %c0) : (memref<16x16xf32>, index, index) -> !pto.tile<16x16xf32>
+  // expected-error@+1 {{'pto.tmuls' takes 2 operands (source, scalar), got 1}}
+  %r = "pto.tmuls"(%t) : (!pto.tile<16x16xf32>) -> !pto.tile<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @texpands_type(%x: memref<16x16xi32>, %s: f32) {
+  // expected-error@+1 {{'pto.texpands' scalar operand #0 has type 'f32'; it must be the tile's element type i32}}
+  %f = "pto.texpands"(%s) : (f32) -> !pto.tile<16x16xi32>
+  return
+}

@@ -61,3 +61,18 @@ func.func @across_blocks(%x: memref<64x16xf32>) {
   "pto.tstore"(%r, %x, %c0, %c0) : (!pto.tile<16x16xf32>, memref<64x16xf32>, index, index) -> ()
   return
 }
+
+// Two tile-scalar ops that differ only in their scalar stay two ops.
+// CHECK-LABEL: func.func @two_scalars
+// CHECK:         %[[A:.*]] = "pto.tadds"(%[[T:.*]], %arg1)
+// CHECK-NEXT:    %[[B:.*]] = "pto.tadds"(%[[T]], %arg2)
+// CHECK-NEXT:    "pto.tmul"(%[[A]], %[[B]])
+func.func @two_scalars(%x: memref<16x16xf32>, %s: f32, %u: f32) {
+  %c0 = arith.constant 0 : index
+  %t = "pto.tload"(%x, %c0, %c0) : (memref<16x16xf32>, index, index) -> !pto.tile<16x16xf32>
+  %a = "pto.tadds"(%t, %s) : (!pto.tile<16x16xf32>, f32) -> !pto.tile<16x16xf32>
+  %b = "pto.tadds"(%t, %u) : (!pto.tile<16x16xf32>, f32) -> !pto.tile<16x16xf32>
+  %r = "pto.tmul"(%a, %b) : (!pto.tile<16x16xf32>, !pto.tile<16x16xf32>) -> !pto.tile<16x16xf32>
+  "pto.tstore"(%r, %x, %c0, %c0) : (!pto.tile<16x16xf32>, memref<16x16xf32>, index, index) -> ()
+  return
+}

@@ -44,3 +44,10 @@ save("affine-256", x=x, w=w, expected=(p + x).astype(f32))
 # Column normalisation: divide by the column max (positive inputs, so no division by zero).
 x = rng.uniform(0.25, 8, (64, 16)).astype(f32)
 save("column-normalise", x=x, expected=(x / x.max(axis=0, keepdims=True)).astype(f32))
+
+# Tile-scalar ops: max(x * a + b, lo) - c, one rounding per op; a, b, lo, c are written into
+# scale-shift.scalars.npy in argument order.
+x = rng.normal(0, 4, (64, 32)).astype(f32)
+a, b, lo, c = (f32(v) for v in (1.7, -0.3, -1.25, 0.5))
+r = np.maximum(((x * a).astype(f32) + b).astype(f32), lo)
+save("scale-shift", x=x, scalars=np.array([a, b, lo, c], dtype=f32), expected=(r - c).astype(f32))
