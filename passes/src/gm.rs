@@ -140,8 +140,8 @@ pub fn block_dag(kernel: &GmKernel, block: &Block, mode: ScalarOps) -> BlockDag 
 }
 
 /// Put `func`, a rewrite of `block`'s DAG `dag`, back into `block`: its ops replace the block's
-/// tile ops, each placed as early as its operands allow among the other ops (which keep their
-/// order). `same_ids` says `func` kept the DAG's value numbering (values past the kernel's table
+/// tile ops, each where the op it replaces was (by location) or, if an operand is not available
+/// there yet, as soon after as it is; the other ops keep their order. `same_ids` says `func` kept the DAG's value numbering (values past the kernel's table
 /// are new); otherwise its arguments and results correspond to the DAG's by position and every
 /// other op result is a new value. A result the rewrite merged with another value is replaced
 /// by it in every later use.
@@ -228,6 +228,18 @@ pub fn splice(
             attrs: op.attrs.clone(),
         });
     }
+    // Where the block had each DAG op: after how many of its other ops. A rewritten op keeps
+    // the location of the op it replaces (an inserted or fused op its consumer's), so it goes
+    // back to the same place, or later when an operand is not yet available.
+    let mut anchors: HashMap<ptoc_ir::Location, usize> = HashMap::new();
+    let mut seen_others = 0;
+    for op in &block.ops {
+        if in_dag(op, dag.mode) {
+            anchors.entry(op.loc.clone()).or_insert(seen_others);
+        } else {
+            seen_others += 1;
+        }
+    }
     // Values that become available only once their op is placed.
     let mut later: HashSet<ValueId> = tile_ops.iter().map(|op| op.results[0]).collect();
     let others: Vec<GmOp> = std::mem::take(&mut block.ops)
@@ -240,20 +252,24 @@ pub fn splice(
     let resolve = |v: &ValueId| *subst.get(v).unwrap_or(v);
     let mut pending: Vec<GmOp> = tile_ops;
     let mut out = Vec::new();
-    let place_ready =
-        |pending: &mut Vec<GmOp>, later: &mut HashSet<ValueId>, out: &mut Vec<GmOp>| {
-            let mut rest = Vec::new();
-            for op in pending.drain(..) {
-                if op.operands.iter().all(|v| !later.contains(v)) {
-                    later.remove(&op.results[0]);
-                    out.push(op);
-                } else {
-                    rest.push(op);
-                }
+    let mut placed_others = 0;
+    let place_ready = |pending: &mut Vec<GmOp>,
+                       later: &mut HashSet<ValueId>,
+                       out: &mut Vec<GmOp>,
+                       placed_others: usize| {
+        let mut rest = Vec::new();
+        for op in pending.drain(..) {
+            let anchor = anchors.get(&op.loc).copied().unwrap_or(0);
+            if anchor <= placed_others && op.operands.iter().all(|v| !later.contains(v)) {
+                later.remove(&op.results[0]);
+                out.push(op);
+            } else {
+                rest.push(op);
             }
-            *pending = rest;
-        };
-    place_ready(&mut pending, &mut later, &mut out);
+        }
+        *pending = rest;
+    };
+    place_ready(&mut pending, &mut later, &mut out, placed_others);
     for mut op in others {
         op.operands = op.operands.iter().map(resolve).collect();
         if op.operands.iter().any(|v| later.contains(v)) {
@@ -264,19 +280,15 @@ pub fn splice(
         }
         let terminator = matches!(op.kind, GmOpKind::Yield | GmOpKind::Return);
         if terminator {
-            out.append(&mut pending);
+            place_ready(&mut pending, &mut later, &mut out, usize::MAX);
         }
         out.push(op);
-        place_ready(&mut pending, &mut later, &mut out);
+        placed_others += 1;
+        place_ready(&mut pending, &mut later, &mut out, placed_others);
     }
+    place_ready(&mut pending, &mut later, &mut out, usize::MAX);
     if !pending.is_empty() {
-        if matches!(
-            out.last().map(|op| &op.kind),
-            Some(GmOpKind::Yield | GmOpKind::Return)
-        ) {
-            return Err(internal("leaves a tile op that cannot be placed"));
-        }
-        out.append(&mut pending);
+        return Err(internal("leaves a tile op that cannot be placed"));
     }
     block.ops = out;
     if !subst.is_empty() {

@@ -76,3 +76,20 @@ func.func @two_scalars(%x: memref<16x16xf32>, %s: f32, %u: f32) {
   "pto.tstore"(%r, %x, %c0, %c0) : (!pto.tile<16x16xf32>, memref<16x16xf32>, index, index) -> ()
   return
 }
+
+// Two identical ops are one value after fusion; both stores read it.
+// CHECK-LABEL: func.func @same_value_twice
+// CHECK:         %[[E:.*]] = "pto.texp"
+// CHECK-NOT:     "pto.texp"
+// CHECK:         "pto.tstore"(%[[E]], %arg0, %c0, %c0)
+// CHECK-NEXT:    "pto.tstore"(%[[E]], %arg0, %c16, %c0)
+func.func @same_value_twice(%x: memref<32x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %t = "pto.tload"(%x, %c0, %c0) : (memref<32x16xf32>, index, index) -> !pto.tile<16x16xf32>
+  %a = "pto.texp"(%t) : (!pto.tile<16x16xf32>) -> !pto.tile<16x16xf32>
+  %b = "pto.texp"(%t) : (!pto.tile<16x16xf32>) -> !pto.tile<16x16xf32>
+  "pto.tstore"(%a, %x, %c0, %c0) : (!pto.tile<16x16xf32>, memref<32x16xf32>, index, index) -> ()
+  "pto.tstore"(%b, %x, %c16, %c0) : (!pto.tile<16x16xf32>, memref<32x16xf32>, index, index) -> ()
+  return
+}

@@ -2,11 +2,12 @@
 // scalar arguments a, b, lo, c; TEXPANDS fills a tile with c. Checked against numpy in
 // ptoc/src/verify.rs (Inputs/gm/gen.py).
 // RUN: ptoc %s --emit=mlir --pass-pipeline=pto-verify,pto-infer-shapes,pto-fuse | FileCheck %s
-// CHECK-DAG: "pto.texpands"(%arg5) : (f32) -> !pto.tile<16x32xf32>
-// CHECK-DAG: "pto.tmuls"(%{{.*}}, %arg2) : (!pto.tile<16x32xf32>, f32) -> !pto.tile<16x32xf32>
-// CHECK: "pto.tadds"({{.*}}) : (!pto.tile<16x32xf32>, f32) -> !pto.tile<16x32xf32>
-// CHECK: "pto.tmaxs"
-// CHECK: "pto.tsub"
+// CHECK: "pto.tload"
+// CHECK-NEXT: "pto.tmuls"(%{{.*}}, %arg2) : (!pto.tile<16x32xf32>, f32) -> !pto.tile<16x32xf32>
+// CHECK-NEXT: "pto.tadds"({{.*}}) : (!pto.tile<16x32xf32>, f32) -> !pto.tile<16x32xf32>
+// CHECK-NEXT: "pto.tmaxs"
+// CHECK-NEXT: "pto.texpands"(%arg5) : (f32) -> !pto.tile<16x32xf32>
+// CHECK-NEXT: "pto.tsub"
 func.func @scale_shift(%x: memref<64x32xf32>, %y: memref<64x32xf32>, %a: f32, %b: f32, %lo: f32, %c: f32) {
   %c0 = arith.constant 0 : index
   %c16 = arith.constant 16 : index
