@@ -883,6 +883,64 @@ func.func @k(%x: memref<4x8xi32>, %y: memref<4x8xi32>, %r: index, %d: i32) {
         );
     }
 
+    const PARTIAL: &str = r#"
+func.func @k(%x: memref<4x8xi32>, %y: memref<4x8xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %t = "pto.tload"(%x, %c1, %c2) : (memref<4x8xi32>, index, index) -> !pto.tile<2x8xi32, valid=2x3>
+  %r = scf.for %i = %c2 to %c1 step %c1 iter_args(%a = %t) -> (!pto.tile<2x8xi32, valid=2x3>) {
+    %n = "pto.tadd"(%a, %a) : (!pto.tile<2x8xi32, valid=2x3>, !pto.tile<2x8xi32, valid=2x3>) -> !pto.tile<2x8xi32, valid=2x3>
+    scf.yield %n : !pto.tile<2x8xi32, valid=2x3>
+  }
+  %s = scf.for %i = %c0 to %c2 step %c1 iter_args(%a = %r) -> (!pto.tile<2x8xi32, valid=2x3>) {
+    %n = "pto.tadd"(%a, %a) : (!pto.tile<2x8xi32, valid=2x3>, !pto.tile<2x8xi32, valid=2x3>) -> !pto.tile<2x8xi32, valid=2x3>
+    scf.yield %n : !pto.tile<2x8xi32, valid=2x3>
+  }
+  "pto.tstore"(%s, %y, %c2, %c0) : (!pto.tile<2x8xi32, valid=2x3>, memref<4x8xi32>, index, index) -> ()
+  return
+}
+"#;
+
+    /// A load publishes only the valid region (docs/isa.md §13.7: padding undefined), a store
+    /// writes only it; a loop that never runs yields its initial values, one that runs twice
+    /// carries them through both iterations.
+    #[test]
+    fn partial_tiles_and_carried_values() {
+        let (driver, module) = import(PARTIAL, "partial.mlir");
+        let kernel = driver
+            .reference_module(&module)
+            .unwrap()
+            .gm_kernels
+            .remove(0);
+        let x: Vec<u64> = (0..32).collect();
+        let y: Vec<u64> = (100..132).collect();
+        let eval = evaluate_gm(&kernel, &[GmArg::MemRef(x), GmArg::MemRef(y.clone())]).unwrap();
+        let mut want = y;
+        // x rows 1..3, columns 2..5, times 4, at y rows 2..4, columns 0..3 (hand-computed).
+        for (r, c) in [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)] {
+            want[(2 + r) * 8 + c] = 4 * ((1 + r) * 8 + 2 + c) as u64;
+        }
+        assert_eq!(eval.memrefs[1].as_ref(), Some(&want));
+        // The loaded tile's padding is undefined.
+        let mut load_only = kernel.clone();
+        load_only.body.ops.truncate(4);
+        let t = load_only.body.ops[3].results[0];
+        load_only.body.ops.push(ptoc_ir::GmOp {
+            kind: ptoc_ir::GmOpKind::Return,
+            operands: vec![t],
+            results: Vec::new(),
+            loc: Location::unknown(),
+            attrs: Default::default(),
+        });
+        let x: Vec<u64> = (0..32).collect();
+        let eval =
+            evaluate_gm(&load_only, &[GmArg::MemRef(x), GmArg::MemRef(vec![0; 32])]).unwrap();
+        let tile = &eval.results[0];
+        assert_eq!(tile.valid_values(), [10, 11, 12, 18, 19, 20].map(Some));
+        assert!(!tile.is_defined(tile.index(0, 3)) && !tile.is_defined(tile.index(1, 7)));
+    }
+
     /// The comparison finds nothing between a kernel and its fused form, and reports a
     /// deliberately wrong element by memref name and position.
     #[test]
