@@ -4,6 +4,12 @@
 // boundary); tiles that are stored, yielded or read by a nested block are kept.
 // RUN: ptoc %s --emit=mlir --pass-pipeline=pto-verify,pto-infer-shapes,pto-fuse | FileCheck %s
 // RUN: ptoc %s --emit=mlir --pass-pipeline=pto-verify,pto-infer-shapes | FileCheck %s --check-prefix=INFER
+// RUN: ptoc %s --emit=mlir --pass-pipeline=pto-verify,pto-infer-shapes,pto-fuse --mlir-print-ir-after-all -o /dev/null 2>&1 | FileCheck %s --check-prefix=DUMP
+
+// DUMP: IR Dump After PtoInferShapes (pto-infer-shapes)
+// DUMP: "pto.trowexpand"(%{{.*}}) : (!pto.tile<16x1xf32>) -> !pto.tile<16x64xf32>
+// DUMP: IR Dump After PtoFuse (pto-fuse)
+// DUMP: "pto.trowexpandexpdif"
 
 // CHECK-LABEL: func.func @softmax
 // CHECK:         scf.for %[[I:.*]] = %c0 to %c64 step %c16 {
