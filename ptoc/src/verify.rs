@@ -770,13 +770,17 @@ mod gm_tests {
         (driver, module)
     }
 
-    /// The unoptimised GM kernel of a test file (verified, shapes inferred).
-    fn reference_kernel(file: &str) -> GmKernel {
-        let path = test_dir().join("gm").join(file);
-        let text = std::fs::read_to_string(&path).unwrap();
-        let (driver, module) = import(&text, file);
+    /// The unoptimised GM kernel of `text` (verified, shapes inferred).
+    fn reference_of(text: &str, file: &str) -> GmKernel {
+        let (driver, module) = import(text, file);
         let reference = driver.reference_module(&module).unwrap();
         reference.gm_kernels.into_iter().next().unwrap()
+    }
+
+    /// The unoptimised GM kernel of a test file.
+    fn reference_kernel(file: &str) -> GmKernel {
+        let path = test_dir().join("gm").join(file);
+        reference_of(&std::fs::read_to_string(&path).unwrap(), file)
     }
 
     /// `kernel` after the front-end pipeline, fusion included.
@@ -852,12 +856,7 @@ func.func @k(%x: memref<4x8xi32>, %y: memref<4x8xi32>, %r: index, %d: i32) {
     /// evaluation error; a loop that never runs touches nothing.
     #[test]
     fn evaluation_errors_and_empty_loops() {
-        let (driver, module) = import(DYNAMIC, "dyn.mlir");
-        let kernel = driver
-            .reference_module(&module)
-            .unwrap()
-            .gm_kernels
-            .remove(0);
+        let kernel = reference_of(DYNAMIC, "dyn.mlir");
         let x: Vec<u64> = (0..32).collect();
         let args = |r: u64, d: u64| {
             vec![
@@ -913,12 +912,7 @@ func.func @k(%x: memref<4x8xi32>, %y: memref<4x8xi32>) {
     /// carries them through both iterations.
     #[test]
     fn partial_tiles_and_carried_values() {
-        let (driver, module) = import(PARTIAL, "partial.mlir");
-        let kernel = driver
-            .reference_module(&module)
-            .unwrap()
-            .gm_kernels
-            .remove(0);
+        let kernel = reference_of(PARTIAL, "partial.mlir");
         let x: Vec<u64> = (0..32).collect();
         let y: Vec<u64> = (100..132).collect();
         let eval = evaluate_gm(&kernel, &[GmArg::MemRef(x), GmArg::MemRef(y.clone())]).unwrap();

@@ -205,33 +205,33 @@ impl Eval<'_> {
         Ok(Vec::new())
     }
 
-    fn scalar(&self, op: &GmOp, i: usize) -> Result<u64, EvalError> {
+    /// Operand `i` of `op`, defined.
+    fn operand(&self, op: &GmOp, i: usize) -> Result<&Val, EvalError> {
         let label = op_label(op);
         let v = *op
             .operands
             .get(i)
             .ok_or_else(|| op_error(&op.loc, &label, format!("has no operand #{i}")))?;
-        match self.get(v, &op.loc, &label)? {
+        self.get(v, &op.loc, &label)
+    }
+
+    fn scalar(&self, op: &GmOp, i: usize) -> Result<u64, EvalError> {
+        match self.operand(op, i)? {
             Val::Scalar(bits) => Ok(*bits),
             _ => Err(op_error(
                 &op.loc,
-                &label,
+                &op_label(op),
                 format!("operand #{i} is not a scalar"),
             )),
         }
     }
 
     fn tile(&self, op: &GmOp, i: usize) -> Result<&Tile, EvalError> {
-        let label = op_label(op);
-        let v = *op
-            .operands
-            .get(i)
-            .ok_or_else(|| op_error(&op.loc, &label, format!("has no operand #{i}")))?;
-        match self.get(v, &op.loc, &label)? {
+        match self.operand(op, i)? {
             Val::Tile(t) => Ok(t),
             _ => Err(op_error(
                 &op.loc,
-                &label,
+                &op_label(op),
                 format!("operand #{i} is not a tile"),
             )),
         }
