@@ -1,7 +1,7 @@
 //! The compile driver: one input buffer (or `// -----` chunk) through parse → import → passes →
 //! output, with the located diagnostics of whichever stage failed.
 
-use crate::verify::{verify_kernel, Mismatch};
+use crate::verify::{verify_compiled_gm_kernel, verify_kernel, Mismatch};
 use crate::ExecError;
 use ptoc_codegen::{lower_function, lower_gm_kernel, print_asm, print_words, write_elf, Kernel};
 use ptoc_dialect::{export_module, import_module, Frontend};
@@ -330,8 +330,20 @@ impl Driver {
         let reference = self
             .reference_module(&module)
             .map_err(|d| VerifyError::Compile(d.into()))?;
-        for (kernel, func) in kernels.iter().zip(&reference.functions) {
-            match verify_kernel(kernel, func, trials, seed) {
+        // `lower` puts the functions' kernels first, then the GM kernels' (design §10).
+        let (functions, gm_kernels) =
+            kernels.split_at(reference.functions.len().min(kernels.len()));
+        let gm = gm_kernels
+            .iter()
+            .zip(&reference.gm_kernels)
+            .map(|(k, source)| (k, verify_compiled_gm_kernel(k, source, trials, seed)));
+        let checked = functions
+            .iter()
+            .zip(&reference.functions)
+            .map(|(k, func)| (k, verify_kernel(k, func, trials, seed)))
+            .chain(gm);
+        for (kernel, outcome) in checked {
+            match outcome {
                 Ok(None) => {}
                 Ok(Some(mismatch)) => {
                     return Err(VerifyError::Mismatch {

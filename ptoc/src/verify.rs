@@ -11,7 +11,7 @@ use ptoc_codegen::Kernel;
 use ptoc_ir::{Function, GmKernel, Location, ScalarType, Type as GmType};
 use ptoc_isa::{DataType, FaultClass, PadValue, Storage};
 use ptoc_runtime::numerics::Flags;
-use ptoc_runtime::{evaluate_gm, evaluate_with_flags, GmArg, Tile};
+use ptoc_runtime::{evaluate_gm, evaluate_with_flags, Fault, GmArg, Tile};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::fmt;
@@ -455,8 +455,8 @@ fn origin(func: &Function, value: ptoc_ir::ValueId) -> (Option<String>, Option<L
 pub struct GmRun {
     /// Per argument, the memref's final elements (row-major bit patterns).
     pub memrefs: Vec<Option<Vec<u64>>>,
-    /// The fault (class, bundle, address) that stopped the kernel.
-    pub fault: Option<String>,
+    /// The fault that stopped the kernel.
+    pub fault: Option<Fault>,
 }
 
 /// The first disagreement between a compiled GM kernel and the reference evaluator.
@@ -485,7 +485,7 @@ pub enum GmDiscrepancy {
     /// The compiled kernel faulted where the reference evaluator ran to the end.
     CompiledFaults {
         /// The fault.
-        reason: String,
+        fault: Fault,
     },
     /// The reference evaluator refused inputs the compiled kernel ran on.
     SourceFails {
@@ -512,8 +512,8 @@ impl fmt::Display for GmMismatch {
                 f,
                 "memref %{memref} element [{r}, {c}]: compiled {compiled:#x}, reference {reference:#x}"
             ),
-            GmDiscrepancy::CompiledFaults { reason } => {
-                write!(f, "the compiled kernel faults ({reason}); the source runs")
+            GmDiscrepancy::CompiledFaults { fault } => {
+                write!(f, "the compiled kernel faults ({fault}); the source runs")
             }
             GmDiscrepancy::SourceFails { reason } => {
                 write!(f, "the source fails ({reason}); the compiled kernel runs")
@@ -591,7 +591,7 @@ pub fn verify_gm_kernel(
         let reference = evaluate_gm(source, &args);
         let discrepancy = match (compiled.fault, reference) {
             (Some(_), Err(_)) => None,
-            (Some(reason), Ok(_)) => Some(GmDiscrepancy::CompiledFaults { reason }),
+            (Some(fault), Ok(_)) => Some(GmDiscrepancy::CompiledFaults { fault }),
             (None, Err(e)) => Some(GmDiscrepancy::SourceFails {
                 reason: e.to_string(),
             }),
@@ -602,6 +602,106 @@ pub fn verify_gm_kernel(
         }
     }
     None
+}
+
+/// [`verify_gm_kernel`] with `kernel`, the compiled form of `source`, run on the interpreter;
+/// a disagreement as a [`Mismatch`] (the memref as its result, the kernel's location).
+pub fn verify_compiled_gm_kernel(
+    kernel: &Kernel,
+    source: &GmKernel,
+    trials: u32,
+    seed: u64,
+) -> Result<Option<Mismatch>, ExecError> {
+    let mut exec_error = None;
+    let found = verify_gm_kernel(source, trials, seed, &[], |args| {
+        let inputs: Vec<Vec<u64>> = args
+            .iter()
+            .map(|a| match a {
+                GmArg::MemRef(v) => v.clone(),
+                GmArg::Scalar(bits) => vec![*bits],
+                GmArg::Tile(t) => t
+                    .valid_values()
+                    .into_iter()
+                    .map(|v| v.unwrap_or(0))
+                    .collect(),
+            })
+            .collect();
+        let mut memrefs = vec![None; source.args.len()];
+        match execute(kernel, &inputs) {
+            Ok(run) => {
+                let stored = kernel.meta.memrefs.iter().filter(|m| m.stored);
+                for (meta, elements) in stored.zip(run.memrefs) {
+                    if let Some(slot) = memrefs.get_mut(meta.position) {
+                        *slot = Some(elements);
+                    }
+                }
+                GmRun {
+                    memrefs,
+                    fault: run.fault,
+                }
+            }
+            Err(e) => {
+                exec_error.get_or_insert(e);
+                GmRun {
+                    memrefs,
+                    fault: None,
+                }
+            }
+        }
+    });
+    if let Some(e) = exec_error {
+        return Err(e);
+    }
+    Ok(found.map(|m| {
+        let (result, element, discrepancy) = match m.discrepancy {
+            GmDiscrepancy::Element {
+                memref,
+                element,
+                compiled,
+                reference,
+            } => {
+                let position = source
+                    .args
+                    .iter()
+                    .position(|&a| source.display_name(a) == memref)
+                    .unwrap_or_default();
+                let dtype = source
+                    .args
+                    .get(position)
+                    .and_then(|&a| source.ty(a).memref())
+                    .map_or(DataType::FP32, |t| t.dtype);
+                let discrepancy = Discrepancy::Element {
+                    element: ElementType {
+                        storage: Storage::Numeric,
+                        dtype,
+                    },
+                    compiled: Some(compiled),
+                    reference: Some(reference),
+                };
+                (Some((position, memref)), Some(element), discrepancy)
+            }
+            GmDiscrepancy::CompiledFaults { fault } => {
+                let discrepancy = Discrepancy::CompiledFaults {
+                    class: fault.class,
+                    bundle: fault.bundle,
+                    reason: fault.message,
+                };
+                (None, None, discrepancy)
+            }
+            GmDiscrepancy::SourceFails { reason } | GmDiscrepancy::Shape { reason } => {
+                (None, None, Discrepancy::SourceFails { reason })
+            }
+        };
+        Mismatch {
+            trial: m.trial,
+            result,
+            op: None,
+            location: Some(source.loc.clone()),
+            element,
+            discrepancy,
+            inputs: Vec::new(),
+        }
+    }))
 }
 
 /// The first element (row-major, memrefs in argument order) where `compiled` and `reference`
@@ -941,6 +1041,31 @@ func.func @k(%x: memref<4x8xi32>, %y: memref<4x8xi32>) {
         assert!(!tile.is_defined(tile.index(0, 3)) && !tile.is_defined(tile.index(1, 7)));
     }
 
+    /// A compiled GM kernel agrees with its source on the interpreter, and disagrees with a
+    /// different source, reported at the stored memref's element.
+    #[test]
+    fn compiled_gm_kernels_are_verified() {
+        let path = test_dir().join("gm/column-normalise.mlir");
+        let text = std::fs::read_to_string(path).unwrap();
+        let (driver, module) = import(&text, "column-normalise.mlir");
+        let kernels = driver.compile_kernels(&module).unwrap();
+        let source = reference_of(&text, "column-normalise.mlir");
+        assert_eq!(
+            verify_compiled_gm_kernel(&kernels[0], &source, 2, 5),
+            Ok(None)
+        );
+        let other = reference_of(
+            &text.replace("\"pto.tdiv\"", "\"pto.tsub\""),
+            "column-normalise.mlir",
+        );
+        let mismatch = verify_compiled_gm_kernel(&kernels[0], &other, 2, 5)
+            .unwrap()
+            .expect("TDIV is not TSUB");
+        assert_eq!(mismatch.result, Some((1, "y".to_string())));
+        assert!(mismatch.element.is_some());
+        assert!(matches!(mismatch.discrepancy, Discrepancy::Element { .. }));
+    }
+
     /// The comparison finds nothing between a kernel and its fused form, and reports a
     /// deliberately wrong element by memref name and position.
     #[test]
@@ -952,10 +1077,7 @@ func.func @k(%x: memref<4x8xi32>, %y: memref<4x8xi32>) {
                 memrefs: eval.memrefs,
                 fault: None,
             },
-            Err(e) => GmRun {
-                memrefs: Vec::new(),
-                fault: Some(e.to_string()),
-            },
+            Err(e) => panic!("{e}"),
         };
         assert_eq!(
             verify_gm_kernel(&kernel, 4, 7, &[], |args| run(&compiled, args)),
@@ -1002,7 +1124,13 @@ func.func @k(%x: memref<4x8xi32>, %y: memref<4x8xi32>) {
         // A compiled kernel that faults where the source runs.
         let faults = verify_gm_kernel(&kernel, 1, 7, &[], |_| GmRun {
             memrefs: Vec::new(),
-            fault: Some("Fault_DataPage at 0x1000".into()),
+            fault: Some(Fault {
+                class: FaultClass::DataPage,
+                bundle: 3,
+                pc: 0,
+                address: Some(0x1000),
+                message: "unmapped".into(),
+            }),
         });
         assert!(matches!(
             faults.map(|m| m.discrepancy),

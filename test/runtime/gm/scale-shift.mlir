@@ -1,6 +1,7 @@
 // Tile-scalar ops in a GM loop (docs/isa.md §14): y = max(x * a + b, lo) - fill(c), with f32
 // scalar arguments a, b, lo, c; TEXPANDS fills a tile with c. Checked against numpy in
 // ptoc/src/verify.rs (Inputs/gm/gen.py).
+// RUN: ptoc verify %s --trials 3
 // RUN: ptoc %s --emit=mlir --pass-pipeline=pto-verify,pto-infer-shapes,pto-fuse | FileCheck %s
 // CHECK: "pto.tload"
 // CHECK-NEXT: "pto.tmuls"(%{{.*}}, %arg2) : (!pto.tile<16x32xf32>, f32) -> !pto.tile<16x32xf32>
