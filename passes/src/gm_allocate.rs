@@ -495,16 +495,15 @@ impl Alloc<'_> {
         out: &mut Vec<GmOp>,
     ) -> Result<Hand, Diagnostic> {
         let hands = Hand::ALL.into_iter().filter(|h| !exclude.contains(h));
-        let live_count = |q: &Queue, h: Hand| {
-            q.hands[h as usize]
-                .iter()
-                .filter(|v| v.is_some_and(live))
-                .count()
-        };
+        let occupied = |q: &Queue, h: Hand| q.hands[h as usize].iter().flatten().count();
+        // Among the hands whose oldest tile is dead, the fullest (the first in T, U, M, N order
+        // on a tie): every tile a hand holds, dead or live, counts against the core's capacity
+        // until 16 newer ones retire it, so a loop body that cycles its pushes through one hand
+        // keeps 16 tiles allocated, where spreading them over four would keep 64.
         if let Some(h) = hands
             .clone()
             .filter(|&h| !q.oldest(h).is_some_and(live))
-            .min_by_key(|&h| live_count(q, h))
+            .min_by_key(|&h| (std::cmp::Reverse(occupied(q, h)), h as usize))
         {
             return Ok(h);
         }
@@ -932,17 +931,17 @@ mod tests {
         assert_eq!(
             names,
             [
-                ("".into(), "T#1".into()),        // load
-                ("U#1,T#1".into(), "T#1".into()), // tmax(acc, t)
-                ("T#1".into(), "U#1".into()),     // TMOV: the yield's canonical re-push
+                ("".into(), "U#1".into()),        // load: U is the fullest hand
+                ("U#2,U#1".into(), "U#1".into()), // tmax(acc, t)
+                ("U#1".into(), "U#1".into()),     // TMOV: the yield's canonical re-push
                 ("".into(), "".into()),           // yield
             ]
         );
         assert_eq!(attr(&ops[5], SRCS), "U#1");
         assert_eq!(k.attrs[PROFILE], Attr::Str("queue".into()));
-        // Nothing is freed until 16 newer tiles retire it: after enough iterations T holds 16
-        // loads and maxima and U 16 copies, each 128 B × 4 PEs.
-        assert_eq!(stats.peak_bytes, 32 * 512);
+        // Nothing is freed until 16 newer tiles retire it: after enough iterations U holds 16
+        // loads, maxima and copies, and T the first load, each 128 B × 4 PEs.
+        assert_eq!(stats.peak_bytes, 17 * 512);
     }
 
     #[test]

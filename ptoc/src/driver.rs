@@ -330,18 +330,7 @@ impl Driver {
         let reference = self
             .reference_module(&module)
             .map_err(|d| VerifyError::Compile(d.into()))?;
-        // `lower` puts the functions' kernels first, then the GM kernels' (design §10).
-        let (functions, gm_kernels) =
-            kernels.split_at(reference.functions.len().min(kernels.len()));
-        let gm = gm_kernels
-            .iter()
-            .zip(&reference.gm_kernels)
-            .map(|(k, source)| (k, verify_compiled_gm_kernel(k, source, trials, seed)));
-        let checked = functions
-            .iter()
-            .zip(&reference.functions)
-            .map(|(k, func)| (k, verify_kernel(k, func, trials, seed)))
-            .chain(gm);
+        let checked = check_kernels(&kernels, &reference, trials, seed);
         for (kernel, outcome) in checked {
             match outcome {
                 Ok(None) => {}
@@ -476,6 +465,28 @@ impl Driver {
         let exported = export_module(&self.frontend, module)?;
         Ok(self.frontend.print(&exported, self.options.debug_info))
     }
+}
+
+/// Check each compiled kernel against its reference (the module after `reference_module`):
+/// straight-line functions through [`verify_kernel`], GM kernels through
+/// [`verify_compiled_gm_kernel`]. `kernels` is in [`Driver::lower`]'s order: the functions'
+/// kernels first, then the GM kernels' (design §10).
+pub fn check_kernels<'k>(
+    kernels: &'k [Kernel],
+    reference: &'k Module,
+    trials: u32,
+    seed: u64,
+) -> impl Iterator<Item = (&'k Kernel, Result<Option<Mismatch>, ExecError>)> + 'k {
+    let (functions, gm_kernels) = kernels.split_at(reference.functions.len().min(kernels.len()));
+    let gm = gm_kernels
+        .iter()
+        .zip(&reference.gm_kernels)
+        .map(move |(k, source)| (k, verify_compiled_gm_kernel(k, source, trials, seed)));
+    functions
+        .iter()
+        .zip(&reference.functions)
+        .map(move |(k, func)| (k, verify_kernel(k, func, trials, seed)))
+        .chain(gm)
 }
 
 /// `bytes` as text, or an error at the line and column of the first byte that is not UTF-8

@@ -607,10 +607,8 @@ fn run_verify(
         Err(diags) => return Ok(report(&SourceMap::default(), &diags)),
     };
     let mut ok = true;
-    for (kernel, source) in kernels.iter().zip(&reference.functions) {
-        match ptoc::verify::verify_kernel(kernel, source, trials, seed)
-            .map_err(|e| format!("error: {e}"))?
-        {
+    for (kernel, outcome) in ptoc::check_kernels(&kernels, &reference, trials, seed) {
+        match outcome.map_err(|e| format!("error: {e}"))? {
             None => println!(
                 "@{}: {trials} trials (seed {seed}), compiled code matches the source bit for bit",
                 quote_name(&kernel.name)

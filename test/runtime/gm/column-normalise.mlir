@@ -2,7 +2,8 @@
 // (TCOLMAX of each 16x16 tile, TMAX into a 1x16 tile), a second divides every tile by it with a
 // numpy-style column broadcast (made explicit by inference, fused into TCOLEXPANDDIV). Checked
 // against numpy in ptoc/src/verify.rs (Inputs/gm/gen.py).
-// RUN: ptoc verify %s --trials 3
+// RUN: ptoc verify %s --trials 3 | FileCheck %s --check-prefix=VERIFY
+// VERIFY: @column_normalise: 3 trials (seed 0), compiled code matches the source bit for bit
 // RUN: ptoc %s --emit=mlir --pass-pipeline=pto-verify,pto-infer-shapes,pto-fuse | FileCheck %s
 // CHECK: iter_args
 // CHECK: "pto.tcolexpanddiv"

@@ -1,7 +1,8 @@
 // Row max of a 64x64 f32 memref over 16x16 column tiles: an inner loop carries the partial
 // maxes (TROWMAX of each tile, TMAX into the running 16x1 tile). Checked against numpy in
 // ptoc/src/verify.rs (Inputs/gm/gen.py).
-// RUN: ptoc verify %s --trials 3
+// RUN: ptoc verify %s --trials 3 | FileCheck %s --check-prefix=VERIFY
+// VERIFY: @row_max: 3 trials (seed 0), compiled code matches the source bit for bit
 // RUN: ptoc %s --emit=mlir --pass-pipeline=pto-verify,pto-infer-shapes,pto-fuse | FileCheck %s
 // CHECK: scf.for
 // CHECK: scf.for {{.*}} iter_args

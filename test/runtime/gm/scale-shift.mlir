@@ -1,7 +1,8 @@
 // Tile-scalar ops in a GM loop (docs/isa.md §14): y = max(x * a + b, lo) - fill(c), with f32
 // scalar arguments a, b, lo, c; TEXPANDS fills a tile with c. Checked against numpy in
 // ptoc/src/verify.rs (Inputs/gm/gen.py).
-// RUN: ptoc verify %s --trials 3
+// RUN: ptoc verify %s --trials 3 | FileCheck %s --check-prefix=VERIFY
+// VERIFY: @scale_shift: 3 trials (seed 0), compiled code matches the source bit for bit
 // RUN: ptoc %s --emit=mlir --pass-pipeline=pto-verify,pto-infer-shapes,pto-fuse | FileCheck %s
 // CHECK: "pto.tload"
 // CHECK-NEXT: "pto.tmuls"(%{{.*}}, %arg2) : (!pto.tile<16x32xf32>, f32) -> !pto.tile<16x32xf32>

@@ -1,7 +1,9 @@
 // GM row softmax on 64x64 f32, 16 rows per iteration; numpy-style broadcasts inside the loop
 // (inference makes them explicit, fusion folds them into TROWEXPAND*). The reference evaluator's
-// result is checked against numpy in ptoc/src/verify.rs (Inputs/gm/gen.py). Not yet compiled end to
-// end yet: pto-allocate's capacity proof refuses its 16x64xf32 tiles (core-capacity).
+// result is checked against numpy in ptoc/src/verify.rs (Inputs/gm/gen.py); the compiled kernel
+// against the reference evaluator by `ptoc verify`, and against numpy in python/tests.
+// RUN: ptoc verify %s --trials 3 | FileCheck %s --check-prefix=VERIFY
+// VERIFY: @softmax_rows: 3 trials (seed 0), compiled code matches the source bit for bit
 // RUN: ptoc %s --emit=mlir --pass-pipeline=pto-verify,pto-infer-shapes,pto-fuse | FileCheck %s
 // CHECK: "pto.trowexpandexpdif"
 // CHECK: "pto.trowexpanddiv"
