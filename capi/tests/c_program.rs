@@ -122,7 +122,7 @@ fn the_readme_c_examples_compile_and_run() {
         .collect();
     let expected = [
         "r0 = [[2, 4, 6, 8], [1, 1, 1, 1]]\n",
-        "out = [32, 34, 36, 38, 40, 42, 44, 46]\nFault_DataPage in bundle 0 at 0x10080\n",
+        "out = [32, 34, 36, 38, 40, 42, 44, 46]\nFault_DataPage in bundle 1 at 0x10080\n",
     ];
     assert_eq!(blocks.len(), expected.len(), "the README's C examples");
     for (block, want) in blocks.iter().zip(expected) {

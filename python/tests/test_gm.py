@@ -1,7 +1,7 @@
 """Kernels over global memory from Python: memref arguments as numpy arrays, scalars as Python
 numbers, stored memrefs back as arrays, GM faults with their address, and target profiles.
-The kernel is test/runtime/gm-loop.s, written by hand in PTO assembly (until MLIR sources lower
-to GM kernels): for i < n, out[i, :] = x[i, :] + x[i, :], one 8-column FP32 row a loop."""
+The kernel is test/runtime/gm-loop.s, written by hand in PTO assembly (the assembler's path
+into the same API; test_gm_kernels.py compiles GM kernels from MLIR): for i < n, out[i, :] = x[i, :] + x[i, :], one 8-column FP32 row a loop."""
 
 import numpy as np
 import pytest
