@@ -100,6 +100,16 @@ pub enum ExecError {
         /// What the loader said.
         reason: String,
     },
+    /// The kernel's memrefs together need more global memory than the interpreter holds.
+    #[error("kernel '{kernel}' needs {needed} bytes of global memory for its memrefs; the interpreter holds at most {limit} (exec::GM_LIMIT_BYTES)")]
+    GmTooLarge {
+        /// The kernel's name.
+        kernel: String,
+        /// The bytes its memrefs need together.
+        needed: u128,
+        /// [`GM_LIMIT_BYTES`].
+        limit: u64,
+    },
     /// The program faulted; no tile changed in the faulting bundle and no result is returned.
     #[error("{} in bundle {bundle}{}: {reason}", .class.name(), .address.map(|a| format!(" at GM address {a:#x}")).unwrap_or_default())]
     Fault {
@@ -258,6 +268,30 @@ fn arguments(kernel: &Kernel, given: usize) -> Result<Vec<ArgRef>, ExecError> {
     Ok(order)
 }
 
+/// The most global memory one run's memrefs may hold together: 1 GiB. The interpreter keeps GM
+/// in host memory, and a kernel nobody vetted may declare `memref<100000x100000xf64>`; a run
+/// past this is refused before anything is allocated (a real device has its own GM).
+pub const GM_LIMIT_BYTES: u64 = 1 << 30;
+
+/// Refuse a kernel whose memrefs together need more than [`GM_LIMIT_BYTES`]; callers check
+/// before allocating a memref's elements.
+pub fn check_gm_size(kernel: &Kernel) -> Result<(), ExecError> {
+    let needed: u128 = kernel
+        .meta
+        .memrefs
+        .iter()
+        .map(|m| u128::from(m.rows) * u128::from(m.cols) * u128::from(m.dtype.bits().div_ceil(8)))
+        .sum();
+    if needed > u128::from(GM_LIMIT_BYTES) {
+        return Err(ExecError::GmTooLarge {
+            kernel: kernel.name.clone(),
+            needed,
+            limit: GM_LIMIT_BYTES,
+        });
+    }
+    Ok(())
+}
+
 /// Load `inputs` (one carrier vector per argument position: a tile's valid region, a memref's
 /// `rows × cols` elements, a scalar's one value) and run the kernel. A fault is part of the
 /// [`Run`]; errors are inputs the kernel cannot take.
@@ -284,6 +318,7 @@ fn execute_with(
     run: impl FnOnce(&mut Machine, &[u32]) -> Result<(), Fault>,
 ) -> Result<Run, ExecError> {
     let order = arguments(kernel, inputs.len())?;
+    check_gm_size(kernel)?;
     let mut machine = Machine::with_naming(kernel.meta.profile);
     let mut bases = vec![0u64; kernel.meta.memrefs.len()];
     let mut tiles = Vec::new();

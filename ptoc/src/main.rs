@@ -475,6 +475,7 @@ fn run_kernel(
         inputs[index] = Some(values);
     }
     // A memref not given starts as zeros (an output, usually); tiles and scalars are required.
+    ptoc::exec::check_gm_size(kernel).map_err(|e| format!("error: {e}"))?;
     for (i, slot) in inputs.iter_mut().enumerate() {
         if let (None, ArgRef::MemRef(m)) = (&slot, order[i]) {
             let m = &kernel.meta.memrefs[m];

@@ -612,6 +612,7 @@ pub fn verify_compiled_gm_kernel(
     trials: u32,
     seed: u64,
 ) -> Result<Option<Mismatch>, ExecError> {
+    crate::exec::check_gm_size(kernel)?;
     let mut exec_error = None;
     let found = verify_gm_kernel(source, trials, seed, &[], |args| {
         let inputs: Vec<Vec<u64>> = args
