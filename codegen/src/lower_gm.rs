@@ -24,6 +24,7 @@ use crate::lower::{tile_bundle, tile_meta};
 use crate::metadata::{MemRefMeta, ScalarMeta, TileMeta};
 use crate::{Bundle, Kernel, KernelMeta, Origin};
 use ptoc_ir::alloc_attrs::{PE_MASK, PROFILE, SRCS};
+use ptoc_ir::gm::check_bounds;
 use ptoc_ir::{
     ArithOp, Attr, Block, Diagnostic, GmKernel, GmOp, GmOpKind, Location, ScalarType, Type, ValueId,
 };
@@ -115,6 +116,12 @@ pub fn lower_gm_kernel(kernel: &GmKernel) -> Result<Kernel, Vec<Diagnostic>> {
             Type::Tile(_) => {}
         }
     }
+    // The bound and step rules, also for a kernel that did not go through pto-verify (an
+    // explicit `--pass-pipeline=pto-allocate`).
+    let bounds = check_bounds(kernel);
+    if !bounds.is_empty() {
+        return Err(bounds);
+    }
     let pool: Vec<u8> = next.copied().collect();
     allocate_gprs(kernel, &pool, &mut gprs).map_err(|d| vec![d])?;
 
@@ -122,7 +129,6 @@ pub fn lower_gm_kernel(kernel: &GmKernel) -> Result<Kernel, Vec<Diagnostic>> {
         kernel,
         gprs,
         metas: HashMap::new(),
-        constants: HashMap::new(),
         mask: pe_mask,
         bundles: Vec::new(),
         pending: Vec::new(),
@@ -455,8 +461,6 @@ struct Emitter<'k> {
     kernel: &'k GmKernel,
     gprs: HashMap<ValueId, u8>,
     metas: HashMap<ValueId, TileMeta>,
-    /// The value of every constant seen so far.
-    constants: HashMap<ValueId, u64>,
     mask: PeMask,
     bundles: Vec<Bundle>,
     /// Scalar instructions waiting for their standard block.
@@ -657,15 +661,13 @@ impl Emitter<'_> {
         Some(out)
     }
 
-    /// Scalar code putting `mem[row, col]`'s address in T1 and the row stride in T2, for a tile
-    /// whose valid region is `valid` (rows, columns). Constant offsets that run past the memref
-    /// are refused here (the interpreter would fault at run time).
+    /// Scalar code putting `mem[row, col]`'s address in T1 and the row stride in T2 (the
+    /// bounds were checked up front by [`check_bounds`]).
     fn address(
         &mut self,
         op: &GmOp,
         mem: ValueId,
         (row, col): (ValueId, ValueId),
-        valid: (u32, u32),
     ) -> Option<DataType> {
         let Type::MemRef(m) = self.kernel.ty(mem).clone() else {
             self.errors.push(Diagnostic::error(
@@ -674,27 +676,6 @@ impl Emitter<'_> {
             ));
             return None;
         };
-        for (what, at, extent, size) in [
-            ("rows", row, valid.0, m.rows),
-            ("columns", col, valid.1, m.cols),
-        ] {
-            if let Some(&first) = self.constants.get(&at) {
-                if first
-                    .checked_add(u64::from(extent))
-                    .is_none_or(|end| end > u64::from(size))
-                {
-                    self.errors.push(Diagnostic::error(
-                        op.loc.clone(),
-                        format!(
-                            "accesses {what} {first}..{} of %{} ({m}), which has {size}",
-                            first as u128 + u128::from(extent),
-                            self.kernel.display_name(mem)
-                        ),
-                    ));
-                    return None;
-                }
-            }
-        }
         let base = self.gpr(mem, &op.loc);
         let row = self.gpr(row, &op.loc);
         let col = self.gpr(col, &op.loc);
@@ -726,7 +707,6 @@ impl Emitter<'_> {
         let err = |m: String| Diagnostic::error(op.loc.clone(), m);
         match &op.kind {
             GmOpKind::Constant(bits) => {
-                self.constants.insert(op.results[0], *bits);
                 let dst = self.gpr(op.results[0], &op.loc);
                 let o = origin(self.kernel, op, "arith.constant");
                 self.scalar_code(materialize(dst, *bits), o);
@@ -748,9 +728,8 @@ impl Emitter<'_> {
             }
             GmOpKind::Load => {
                 let Some(dst) = self.dest(op) else { return };
-                let valid = (dst.valid_rows, dst.valid_cols);
                 let at = (op.operands[1], op.operands[2]);
-                let Some(dtype) = self.address(op, op.operands[0], at, valid) else {
+                let Some(dtype) = self.address(op, op.operands[0], at) else {
                     return;
                 };
                 if dtype != dst.dtype {
@@ -799,9 +778,8 @@ impl Emitter<'_> {
             GmOpKind::Store => {
                 let Some(src) = self.sources(op) else { return };
                 let Some(src) = src.first() else { return };
-                let valid = (src.valid_rows, src.valid_cols);
                 let at = (op.operands[2], op.operands[3]);
-                let Some(dtype) = self.address(op, op.operands[1], at, valid) else {
+                let Some(dtype) = self.address(op, op.operands[1], at) else {
                     return;
                 };
                 if dtype != src.dtype {
@@ -869,16 +847,6 @@ impl Emitter<'_> {
 
     fn for_loop(&mut self, op: &GmOp, body: &Block) {
         let o = origin(self.kernel, op, "scf.for");
-        // `scf.for` requires a positive step; a constant one that is not would never end.
-        if let Some(&step) = self.constants.get(&op.operands[2]) {
-            if step as i64 <= 0 {
-                self.errors.push(Diagnostic::error(
-                    op.loc.clone(),
-                    format!("scf.for needs a positive step, not {}", step as i64),
-                ));
-                return;
-            }
-        }
         let lb = self.gpr(op.operands[0], &op.loc);
         let ub = self.gpr(op.operands[1], &op.loc);
         let step = self.gpr(op.operands[2], &op.loc);

@@ -682,12 +682,14 @@ fn constant_offsets_past_a_memref_are_located_errors() {
         (
             3,
             0,
-            "accesses rows 3..5 of %x (memref<4x16xf32>), which has 4",
+            "'pto.tload' reads rows 3..=4 of %x (memref<4x16xf32>, rows 0..=3): the row offset \
+             is 3 and the tile has 2 valid rows",
         ),
         (
             0,
             9,
-            "accesses columns 9..17 of %x (memref<4x16xf32>), which has 16",
+            "'pto.tload' reads columns 9..=16 of %x (memref<4x16xf32>, columns 0..=15): the \
+             column offset is 9 and the tile has 8 valid columns",
         ),
     ] {
         let mut b = GmBuilder::new("oob");
@@ -810,6 +812,41 @@ fn a_constant_step_that_is_not_positive_is_refused() {
             vec![]
         });
         let err = compile(b.finish(), NamingModel::Queue).unwrap_err();
-        assert_eq!(err, [format!("scf.for needs a positive step, not {step}")]);
+        assert_eq!(
+            err,
+            [format!(
+                "'scf.for' has step {step}; a loop's step must be positive"
+            )]
+        );
     }
+}
+
+/// The lowering applies the bounds analysis itself (a kernel may reach it without pto-verify,
+/// under `--pass-pipeline=pto-allocate`): an induction variable whose last value puts the
+/// rectangle past the memref is refused at the load, not left to fault at run time.
+#[test]
+fn the_lowering_refuses_a_loop_that_certainly_leaves_its_memref() {
+    let mut b = GmBuilder::new("oob_loop");
+    let x = b.memref("x", "memref<4x8xf32>");
+    let (c0, c1, c5) = (b.index(0), b.index(1), b.index(5)); // lines 2, 3, 4
+    b.for_loop(c0, c5, c1, &[], |b, i, _| {
+        // line 5 is the loop, line 6 the load
+        let t = b.load(x, i, c0, "1x8xf32");
+        b.store(t, x, c0, c0);
+        vec![]
+    });
+    let mut k = b.finish();
+    allocate_gm(&mut k, PeMask::ALL_PES, NamingModel::Queue).unwrap();
+    let err = lower_gm_kernel(&k).unwrap_err();
+    let err: Vec<String> = err
+        .iter()
+        .map(|d| format!("{}: {}", d.loc, d.message))
+        .collect();
+    assert_eq!(
+        err,
+        [
+            "oob_loop.mlir:6:3: 'pto.tload' reads rows 0..=4 of %x (memref<4x8xf32>, rows 0..=3): \
+          the row offset ranges over 0..=4 and the tile has 1 valid rows"
+        ]
+    );
 }

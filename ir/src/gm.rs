@@ -7,11 +7,11 @@
 //! blocks (`scf.for`). Values live in one table, as in MLIR: a value defined outside a loop may be
 //! used inside it. Tile ops inside a GM kernel are catalogue rows, exactly as in a `Function`.
 
-use crate::diag::Location;
+use crate::diag::{Diagnostic, Location};
 use crate::func::{Attr, ValueId};
 use crate::tile_type::TileType;
 use ptoc_isa::{DataType, NumericControl, OpInfo};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
 /// A static, row-major GM tensor: `memref<RxCxT>`.
@@ -441,6 +441,219 @@ impl GmKernel {
         });
         stored
     }
+}
+
+// The GM bound and step rules, here beside the IR so that pto-verify and the lowering (which a
+// kernel reaches without pto-verify under an explicit `--pass-pipeline=pto-allocate`) apply one
+// copy: a rectangle that certainly leaves its memref would fault at run time (docs/isa.md §13.8,
+// §17 decision 46), a non-positive step would never end.
+
+/// An `index` value as `Σ coefficient × induction variable + constant`, over the induction
+/// variables of loops with constant bounds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Affine {
+    terms: Vec<(ValueId, i128)>,
+    constant: i128,
+}
+
+impl Affine {
+    fn constant(c: i128) -> Affine {
+        Affine {
+            terms: Vec::new(),
+            constant: c,
+        }
+    }
+
+    fn as_constant(&self) -> Option<i128> {
+        self.terms.is_empty().then_some(self.constant)
+    }
+
+    /// `self + k × other`; `None` past the 64-bit range, where `index` arithmetic wraps.
+    fn add_scaled(&self, other: &Affine, k: i128) -> Option<Affine> {
+        let mut out = self.clone();
+        for &(iv, c) in &other.terms {
+            match out.terms.iter_mut().find(|(v, _)| *v == iv) {
+                Some(slot) => slot.1 += c * k,
+                None => out.terms.push((iv, c * k)),
+            }
+        }
+        out.terms.retain(|&(_, c)| c != 0);
+        out.constant += other.constant * k;
+        out.fits().then_some(out)
+    }
+
+    fn scale(&self, k: i128) -> Option<Affine> {
+        Affine::constant(0).add_scaled(self, k)
+    }
+
+    fn fits(&self) -> bool {
+        let ok = |x: i128| i128::from(i64::MIN) <= x && x <= i128::from(i64::MAX);
+        ok(self.constant) && self.terms.iter().all(|&(_, c)| ok(c))
+    }
+}
+
+/// What the bounds analysis knows while walking the kernel.
+#[derive(Default)]
+struct Bounds {
+    affine: HashMap<ValueId, Affine>,
+    /// The first and last value of each induction variable of a loop with constant bounds.
+    ivs: HashMap<ValueId, (i128, i128)>,
+}
+
+impl Bounds {
+    /// The smallest and largest value `a` takes (exact: every corner of the iteration box runs).
+    fn range(&self, a: &Affine) -> Option<(i128, i128)> {
+        let (mut lo, mut hi) = (a.constant, a.constant);
+        for &(iv, c) in &a.terms {
+            let &(first, last) = self.ivs.get(&iv)?;
+            let (x, y) = (c * first, c * last);
+            lo += x.min(y);
+            hi += x.max(y);
+        }
+        Some((lo, hi))
+    }
+}
+
+/// Prove every `pto.tload`/`pto.tstore` rectangle (offset + the tile's valid shape) lies inside
+/// its memref, over constants and the induction variables of loops with constant bounds
+/// (offsets `iv × c + d` and `addi`/`subi`/`muli`/`shli` on them; constant operands of the other
+/// ops fold). The bounds found are exact (every iteration of such loops runs), so an error here
+/// is an access that certainly happens. An offset the analysis cannot bound (a scalar argument,
+/// a loop-carried index, a division of an induction variable) is allowed: the interpreter
+/// faults precisely at run time on the element that leaves the buffer (docs/isa.md §17), and a
+/// compile-time refusal would reject correct kernels. Also refuses a constant non-positive loop
+/// step (MLIR's scf.for requires a positive step). Tiles whose valid shape is still `?` are
+/// skipped (shape inference runs the check again).
+pub fn check_bounds(kernel: &GmKernel) -> Vec<Diagnostic> {
+    let mut bounds = Bounds::default();
+    let mut errors = Vec::new();
+    check_block(kernel, &kernel.body, true, &mut bounds, &mut errors);
+    errors
+}
+
+fn check_block(
+    kernel: &GmKernel,
+    block: &Block,
+    reachable: bool,
+    bounds: &mut Bounds,
+    errors: &mut Vec<Diagnostic>,
+) {
+    for op in &block.ops {
+        let get = |i: usize| op.operands.get(i).and_then(|v| bounds.affine.get(v));
+        match &op.kind {
+            GmOpKind::Constant(bits) => {
+                if kernel.ty(op.results[0]) == &Type::Scalar(ScalarType::Index) {
+                    let c = Affine::constant(i128::from(*bits as i64));
+                    bounds.affine.insert(op.results[0], c);
+                }
+            }
+            GmOpKind::Arith(arith) => {
+                if kernel.ty(op.results[0]) != &Type::Scalar(ScalarType::Index) {
+                    continue;
+                }
+                let (Some(a), Some(b)) = (get(0), get(1)) else {
+                    continue;
+                };
+                use ArithOp::*;
+                let folded = match (arith, a.as_constant(), b.as_constant()) {
+                    (AddI, _, _) => a.add_scaled(b, 1),
+                    (SubI, _, _) => a.add_scaled(b, -1),
+                    (MulI, _, Some(k)) => a.scale(k),
+                    (MulI, Some(k), _) => b.scale(k),
+                    (ShLI, _, Some(k)) if (0..63).contains(&k) => a.scale(1 << k),
+                    (_, Some(x), Some(y)) => arith
+                        .apply(x as u64, y as u64, 64)
+                        .map(|r| Affine::constant(i128::from(r as i64))),
+                    _ => None,
+                };
+                if let Some(f) = folded {
+                    bounds.affine.insert(op.results[0], f);
+                }
+            }
+            GmOpKind::For(body) => {
+                let consts = [0, 1, 2].map(|i| get(i).and_then(Affine::as_constant));
+                let mut body_reachable = reachable;
+                if let [Some(lb), Some(ub), Some(step)] = consts {
+                    if step <= 0 {
+                        errors.push(Diagnostic::error(
+                            op.loc.clone(),
+                            format!("'scf.for' has step {step}; a loop's step must be positive"),
+                        ));
+                        continue;
+                    }
+                    let trips = if ub > lb {
+                        (ub - lb + step - 1) / step
+                    } else {
+                        0
+                    };
+                    if trips == 0 {
+                        body_reachable = false;
+                    } else if let Some(&iv) = body.args.first() {
+                        bounds.ivs.insert(iv, (lb, lb + (trips - 1) * step));
+                        bounds.affine.insert(
+                            iv,
+                            Affine {
+                                terms: vec![(iv, 1)],
+                                constant: 0,
+                            },
+                        );
+                    }
+                }
+                check_block(kernel, body, body_reachable, bounds, errors);
+            }
+            GmOpKind::Load | GmOpKind::Store => {
+                if reachable {
+                    if let Some(e) = rectangle_error(kernel, op, bounds) {
+                        errors.push(e);
+                    }
+                }
+            }
+            GmOpKind::Tile { .. } | GmOpKind::Yield | GmOpKind::Return => {}
+        }
+    }
+}
+
+/// The error for a tload/tstore whose rectangle provably leaves its memref.
+fn rectangle_error(kernel: &GmKernel, op: &GmOp, bounds: &Bounds) -> Option<Diagnostic> {
+    let (tile_v, mem_v, first_offset) = match op.kind {
+        GmOpKind::Load => (*op.results.first()?, *op.operands.first()?, 1),
+        _ => (*op.operands.first()?, *op.operands.get(1)?, 2),
+    };
+    let mem = kernel.ty(mem_v).memref()?;
+    let tile = kernel.ty(tile_v).tile()?;
+    let what = match op.kind {
+        GmOpKind::Load => "pto.tload' reads",
+        _ => "pto.tstore' writes",
+    };
+    let axes = [
+        ("rows", "row", tile.valid_rows.known(), mem.rows),
+        ("columns", "column", tile.valid_cols.known(), mem.cols),
+    ];
+    for (k, (plural, singular, valid, extent)) in axes.into_iter().enumerate() {
+        let offset = op.operands.get(first_offset + k)?;
+        let Some((lo, hi)) = bounds.affine.get(offset).and_then(|a| bounds.range(a)) else {
+            continue;
+        };
+        let Some(valid) = valid else { continue };
+        let last = hi + i128::from(valid) - 1;
+        if lo < 0 || last >= i128::from(extent) {
+            let offsets = if lo == hi {
+                format!("the {singular} offset is {lo}")
+            } else {
+                format!("the {singular} offset ranges over {lo}..={hi}")
+            };
+            return Some(Diagnostic::error(
+                op.loc.clone(),
+                format!(
+                    "'{what} {plural} {lo}..={last} of %{} ({mem}, {plural} 0..={}): {offsets} \
+                     and the tile has {valid} valid {plural}",
+                    kernel.display_name(mem_v),
+                    extent - 1
+                ),
+            ));
+        }
+    }
+    None
 }
 
 #[cfg(test)]
