@@ -1,15 +1,18 @@
 //! GM kernels end to end without MLIR: built with `ptoc_ir::gm_build`, allocated by
 //! `pto-allocate`'s GM path, lowered by `lower_gm_kernel`, executed by the interpreter, and
 //! compared with values computed here by plain loops over f32 (add, max and min are exact per
-//! element, so the comparison is bit for bit).
+//! element, so the comparison is bit for bit). Random kernels go through the whole default
+//! pipeline and are compared with the project's reference evaluator (translation validation).
 
 use ptoc_codegen::{lower_gm_kernel, Kernel};
 use ptoc_ir::gm_build::GmBuilder;
-use ptoc_ir::{ArithOp, GmKernel, ScalarType};
+use ptoc_ir::{ArithOp, Diagnostic, GmKernel, Module, ScalarType, Type, ValueId};
+use ptoc_isa::ops::{Axis, OpInfo, OpKind, Reduction, CATALOGUE};
 use ptoc_isa::profile::NamingModel;
-use ptoc_isa::{FaultClass, PeMask};
+use ptoc_isa::{DataType, FaultClass, PeMask};
 use ptoc_passes::gm_allocate::allocate_gm;
-use ptoc_runtime::{Fault, Machine};
+use ptoc_passes::{Options, PassContext, PassManager};
+use ptoc_runtime::{evaluate_gm, Fault, GmArg, Machine};
 
 fn compile(mut k: GmKernel, naming: NamingModel) -> Result<Kernel, Vec<String>> {
     allocate_gm(&mut k, PeMask::ALL_PES, naming).map_err(|e| {
@@ -338,341 +341,600 @@ fn capacity_is_proved_or_refused_at_the_op() {
     );
 }
 
-/// A value of the independent evaluator below.
-#[derive(Clone, Debug)]
-enum Val {
-    Scalar(u64),
-    Tile(Vec<f32>),
-    Mem(usize),
-}
-
-/// What a GM kernel means, computed straight from the IR with plain f32 loops: the reference the
-/// random kernels are checked against (only the ops the generator emits).
-fn evaluate(k: &GmKernel, args: &[Arg]) -> Vec<Vec<f32>> {
-    use ptoc_ir::{Block, GmOpKind, Type};
-    use std::collections::HashMap;
-    fn block(
-        k: &GmKernel,
-        b: &Block,
-        env: &mut HashMap<ptoc_ir::ValueId, Val>,
-        mems: &mut [Vec<f32>],
-    ) -> Vec<Val> {
-        let scalar = |env: &HashMap<_, Val>, v| match env[&v] {
-            Val::Scalar(s) => s,
-            ref other => panic!("{other:?}"),
-        };
-        for op in &b.ops {
-            match &op.kind {
-                GmOpKind::Constant(bits) => {
-                    env.insert(op.results[0], Val::Scalar(*bits));
-                }
-                GmOpKind::Arith(ArithOp::AddI) => {
-                    let v = scalar(env, op.operands[0]).wrapping_add(scalar(env, op.operands[1]));
-                    env.insert(op.results[0], Val::Scalar(v));
-                }
-                GmOpKind::Load | GmOpKind::Store => {
-                    let load = matches!(op.kind, GmOpKind::Load);
-                    let (t, m, r, c) = if load {
-                        (
-                            op.results[0],
-                            op.operands[0],
-                            op.operands[1],
-                            op.operands[2],
-                        )
-                    } else {
-                        (
-                            op.operands[0],
-                            op.operands[1],
-                            op.operands[2],
-                            op.operands[3],
-                        )
-                    };
-                    let Val::Mem(m_index) = env[&m] else { panic!() };
-                    let cols = k.ty(m).memref().unwrap().cols as usize;
-                    let (_, _, vr, vc) = k.ty(t).tile().unwrap().dims().unwrap();
-                    let (r, c) = (scalar(env, r) as usize, scalar(env, c) as usize);
-                    let mut tile = match env.get(&t) {
-                        Some(Val::Tile(v)) => v.clone(),
-                        _ => vec![0.0; (vr * vc) as usize],
-                    };
-                    for i in 0..vr as usize {
-                        for j in 0..vc as usize {
-                            let at = (r + i) * cols + c + j;
-                            if load {
-                                tile[i * vc as usize + j] = mems[m_index][at];
-                            } else {
-                                mems[m_index][at] = tile[i * vc as usize + j];
-                            }
-                        }
-                    }
-                    if load {
-                        env.insert(t, Val::Tile(tile));
-                    }
-                }
-                GmOpKind::Tile { info, .. } if info.takes_scalar() => {
-                    let s = f32::from_bits(scalar(env, *op.operands.last().unwrap()) as u32);
-                    let (_, _, vr, vc) = k.ty(op.results[0]).tile().unwrap().dims().unwrap();
-                    let src = match op.operands.len() {
-                        1 => vec![0.0; (vr * vc) as usize],
-                        _ => match &env[&op.operands[0]] {
-                            Val::Tile(t) => t.clone(),
-                            other => panic!("{other:?}"),
-                        },
-                    };
-                    let r = src
-                        .iter()
-                        .map(|&x| match info.mnemonic {
-                            "TADDS" => x + s,
-                            "TMAXS" => x.max(s),
-                            "TMINS" => x.min(s),
-                            "TEXPANDS" => s,
-                            other => panic!("{other}"),
-                        })
-                        .collect();
-                    env.insert(op.results[0], Val::Tile(r));
-                }
-                GmOpKind::Tile { info, .. } => {
-                    let tile = |v| match &env[&v] {
-                        Val::Tile(t) => t.clone(),
-                        other => panic!("{other:?}"),
-                    };
-                    let (a, b) = (tile(op.operands[0]), tile(op.operands[1]));
-                    let f = match info.mnemonic {
-                        "TADD" => |x: f32, y: f32| x + y,
-                        "TMAX" => f32::max,
-                        "TMIN" => f32::min,
-                        other => panic!("{other}"),
-                    };
-                    let r = a.iter().zip(&b).map(|(&x, &y)| f(x, y)).collect();
-                    env.insert(op.results[0], Val::Tile(r));
-                }
-                GmOpKind::For(body) => {
-                    let (lb, ub, step) = (
-                        scalar(env, op.operands[0]),
-                        scalar(env, op.operands[1]),
-                        scalar(env, op.operands[2]),
-                    );
-                    let mut carried: Vec<Val> =
-                        op.operands[3..].iter().map(|v| env[v].clone()).collect();
-                    let mut i = lb;
-                    while (i as i64) < ub as i64 {
-                        env.insert(body.args[0], Val::Scalar(i));
-                        for (a, v) in body.args[1..].iter().zip(&carried) {
-                            env.insert(*a, v.clone());
-                        }
-                        carried = block(k, body, env, mems);
-                        i = i.wrapping_add(step);
-                    }
-                    for (r, v) in op.results.iter().zip(carried) {
-                        env.insert(*r, v);
-                    }
-                }
-                GmOpKind::Yield => return op.operands.iter().map(|v| env[v].clone()).collect(),
-                GmOpKind::Return => {}
-                other => panic!("{other:?}"),
-            }
-        }
-        Vec::new()
-    }
-    let mut env = HashMap::new();
-    let mut mems = Vec::new();
-    for (&a, arg) in k.args.iter().zip(args) {
-        match (k.ty(a), arg) {
-            (Type::MemRef(_), Arg::F32(v)) => {
-                env.insert(a, Val::Mem(mems.len()));
-                mems.push(v.clone());
-            }
-            (Type::Scalar(_), Arg::Scalar(s)) => {
-                env.insert(a, Val::Scalar(*s));
-            }
-            _ => panic!("argument kinds"),
-        }
-    }
-    block(k, &k.body, &mut env, &mut mems);
-    let stored = k.stored_memrefs();
-    k.args
-        .iter()
-        .filter(|a| stored.contains(a))
-        .map(|a| match env[a] {
-            Val::Mem(i) => mems[i].clone(),
-            _ => unreachable!(),
+/// The same arguments for the reference evaluator (f32 elements as bit patterns).
+fn gm_args(args: &[Arg]) -> Vec<GmArg> {
+    args.iter()
+        .map(|a| match a {
+            Arg::F32(v) => GmArg::MemRef(v.iter().map(|x| u64::from(x.to_bits())).collect()),
+            Arg::Scalar(s) => GmArg::Scalar(*s),
         })
         .collect()
 }
 
-/// A random GM kernel over `x`, `y` (inputs) and `out`, `rows × cols` f32, with a scalar `n`:
-/// loads at in-bounds offsets, TADD/TMAX/TMIN, stores, and loops (nested to depth 2, constant or
-/// `n` bounds, zero-trip ones included) with carried tiles and outer tiles read inside.
-fn random_kernel(seed: u64) -> (GmKernel, u32, u32, u64) {
-    let mut s = seed | 1;
-    let mut next = move |n: u64| {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s % n.max(1)
-    };
-    let rows = 1 + next(12) as u32;
-    let cols = [8u32, 16, 32][next(3) as usize];
-    let th = 1 + next(rows.min(2) as u64) as u32;
-    let tw = [8u32, 16][next(if cols >= 16 { 2 } else { 1 }) as usize];
-    let tty = format!("{th}x{tw}xf32");
-    let mty = format!("memref<{rows}x{cols}xf32>");
-    let mut b = GmBuilder::new("random");
-    let x = b.memref("x", &mty);
-    let y = b.memref("y", &mty);
-    let out = b.memref("out", &mty);
-    let n = b.scalar("n", ScalarType::Index);
-    let max_row = (rows - th) as u64;
-    let max_col = (cols - tw) as u64;
-    let n_value = next(max_row + 2); // 0..=max_row+1 iterations from row 0
-    let zero = b.index(0);
-    let one = b.index(1);
+/// What the project's reference evaluator (`runtime/src/reference_gm.rs`) says `k` stores, per
+/// stored memref in argument order.
+fn reference(k: &GmKernel, args: &[Arg]) -> Vec<Vec<f32>> {
+    let eval = evaluate_gm(k, &gm_args(args)).unwrap();
+    let stored = k.stored_memrefs();
+    k.args
+        .iter()
+        .zip(eval.memrefs)
+        .filter(|(a, _)| stored.contains(a))
+        .map(|(_, m)| {
+            m.unwrap()
+                .into_iter()
+                .map(|b| f32::from_bits(b as u32))
+                .collect()
+        })
+        .collect()
+}
 
-    #[allow(clippy::too_many_arguments)]
-    fn stmts(
-        b: &mut GmBuilder,
-        next: &mut dyn FnMut(u64) -> u64,
-        env: &mut Vec<ptoc_ir::ValueId>,
-        row: Option<ptoc_ir::ValueId>,
-        depth: u32,
-        ctx: (
-            ptoc_ir::ValueId,
-            ptoc_ir::ValueId,
-            ptoc_ir::ValueId,
-            ptoc_ir::ValueId,
-        ),
-        tty: &str,
-        limits: (u64, u64),
-        consts: (ptoc_ir::ValueId, ptoc_ir::ValueId),
-    ) {
-        let (x, y, out, n) = ctx;
-        let (max_row, max_col) = limits;
-        let (zero, one) = consts;
-        let count = 1 + next(if depth == 0 { 8 } else { 24 });
-        for _ in 0..count {
-            let at_row = |b: &mut GmBuilder, next: &mut dyn FnMut(u64) -> u64| match row {
-                Some(r) if next(2) == 0 => r,
-                _ => b.index(next(max_row + 1) as i64),
-            };
-            match next(if depth < 2 { 5 } else { 4 }) {
-                0 | 1 => {
-                    let r = at_row(b, next);
-                    let c = b.index(next(max_col + 1) as i64);
-                    let src = if next(2) == 0 { x } else { y };
-                    env.push(b.load(src, r, c, tty));
-                }
-                2 if next(3) == 0 => {
-                    let v = b.f32(next(41) as f32 / 2.0 - 10.0);
-                    let m = ["TADDS", "TMAXS", "TMINS", "TEXPANDS"][next(4) as usize];
-                    let srcs: Vec<ptoc_ir::ValueId> = match (m, env.is_empty()) {
-                        ("TEXPANDS", _) => vec![],
-                        (_, true) => continue,
-                        _ => vec![env[next(env.len() as u64) as usize]],
-                    };
-                    env.push(b.tile_scalar(m, &srcs, v, tty));
-                }
-                2 if env.len() >= 2 => {
-                    let a = env[next(env.len() as u64) as usize];
-                    let c = env[next(env.len() as u64) as usize];
-                    let m = ["TADD", "TMAX", "TMIN"][next(3) as usize];
-                    env.push(b.tile(m, &[a, c], tty));
-                }
-                3 if !env.is_empty() => {
-                    let t = env[next(env.len() as u64) as usize];
-                    let r = at_row(b, next);
-                    let c = b.index(next(max_col + 1) as i64);
-                    b.store(t, out, r, c);
-                }
-                4 => {
-                    // Rows iv in lb..ub with ub <= max_row + 1 keep every access in bounds.
-                    let ub = if next(3) == 0 {
-                        n
-                    } else {
-                        b.index(next(max_row + 2) as i64)
-                    };
-                    let lb = if next(2) == 0 {
-                        zero
-                    } else {
-                        b.index(next(max_row + 2) as i64)
-                    };
-                    let step = if next(3) == 0 { b.index(2) } else { one };
-                    let carry: Vec<ptoc_ir::ValueId> = (0..next(3).min(env.len() as u64))
-                        .map(|_| env[next(env.len() as u64) as usize])
-                        .collect();
-                    let outer = env.clone();
-                    let results = b.for_loop(lb, ub, step, &carry, |b, iv, carried| {
-                        let mut inner = outer.clone();
-                        inner.extend(carried);
-                        stmts(
-                            b,
-                            next,
-                            &mut inner,
-                            Some(iv),
-                            depth + 1,
-                            ctx,
-                            tty,
-                            limits,
-                            consts,
-                        );
-                        carried
-                            .iter()
-                            .map(|_| {
-                                inner[inner.len() - 1 - next(inner.len().min(3) as u64) as usize]
-                            })
-                            .collect()
-                    });
-                    env.extend(results);
-                }
-                _ => {}
+/// Run `kernel` (f32 memrefs) on the interpreter with `args` as bit patterns: each stored
+/// memref's argument position and final elements, or the fault.
+fn run_bits(kernel: &Kernel, args: &[GmArg]) -> Result<Vec<(usize, Vec<u64>)>, Fault> {
+    let mut m = Machine::with_naming(kernel.meta.profile);
+    let mut bases = Vec::new();
+    for mr in &kernel.meta.memrefs {
+        let GmArg::MemRef(values) = &args[mr.position] else {
+            panic!("memref {} needs values", mr.name)
+        };
+        let bytes = values
+            .iter()
+            .flat_map(|&v| (v as u32).to_le_bytes())
+            .collect();
+        let base = m.map_gm(bytes);
+        m.set_gpr(mr.gpr as usize, base);
+        bases.push(base);
+    }
+    for s in &kernel.meta.scalars {
+        let GmArg::Scalar(v) = &args[s.position] else {
+            panic!("scalar {} needs a value", s.name)
+        };
+        m.set_gpr(s.gpr as usize, *v);
+    }
+    m.run(&kernel.words())?;
+    Ok(kernel
+        .meta
+        .memrefs
+        .iter()
+        .zip(&bases)
+        .filter(|(mr, _)| mr.stored)
+        .map(|(mr, &b)| {
+            let elements = m.gm_buffer(b).unwrap().chunks_exact(4);
+            let bits = elements.map(|c| u64::from(u32::from_le_bytes(c.try_into().unwrap())));
+            (mr.position, bits.collect())
+        })
+        .collect())
+}
+
+/// `kernel` through the default pipeline (pto-verify, pto-infer-shapes, pto-fuse, pto-allocate)
+/// under `naming`, then lowered: what `ptoc` compiles, without MLIR.
+fn compile_pipeline(kernel: &GmKernel, naming: NamingModel) -> Result<Kernel, Vec<Diagnostic>> {
+    let options = Options {
+        target_profile: naming,
+        ..Options::default()
+    };
+    let mut module = Module {
+        functions: Vec::new(),
+        gm_kernels: vec![kernel.clone()],
+    };
+    let pm = PassManager::default_pipeline(&options);
+    pm.run(
+        &mut module,
+        &mut PassContext::new(options),
+        &mut |_, _, _| {},
+    )?;
+    lower_gm_kernel(&module.gm_kernels[0])
+}
+
+/// The kernel `ptoc verify` checks against: verified and with shapes inferred, not optimised.
+fn reference_kernel(kernel: &GmKernel) -> GmKernel {
+    let mut module = Module {
+        functions: Vec::new(),
+        gm_kernels: vec![kernel.clone()],
+    };
+    let pm = PassManager::parse("pto-verify,pto-infer-shapes").unwrap();
+    let mut ctx = PassContext::new(Options::default());
+    if let Err(e) = pm.run(&mut module, &mut ctx, &mut |_, _, _| {}) {
+        panic!("pto-verify refuses a generated kernel: {e:?}");
+    }
+    module.gm_kernels.remove(0)
+}
+
+/// A xorshift stream: the random kernel and its inputs are a function of the seed.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n.max(1)
+    }
+    fn one_in(&mut self, n: u64) -> bool {
+        self.below(n) == 0
+    }
+    fn pick<T: Copy>(&mut self, from: &[T]) -> T {
+        from[self.below(from.len() as u64) as usize]
+    }
+    /// In `lo..=hi`.
+    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as u64) as i64
+    }
+    /// An f32 bit pattern: mostly small exact values, else random bits or an edge value (±0,
+    /// ±inf, NaNs, subnormals, the extremes).
+    fn f32_bits(&mut self) -> u64 {
+        const EDGES: [u32; 10] = [
+            0x0000_0000,
+            0x8000_0000,
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0000,
+            0xffc0_1234,
+            0x0000_0001,
+            0x807f_ffff,
+            0x7f7f_ffff,
+            0xff7f_ffff,
+        ];
+        let bits = match self.below(8) {
+            0 => self.pick(&EDGES),
+            1 => self.below(1 << 32) as u32,
+            _ => (self.below(200) as f32 / 2.0 - 50.0).to_bits(),
+        };
+        u64::from(bits)
+    }
+}
+
+/// The values in scope while generating a block: tiles by shape, `index` values with the range
+/// they take over every execution (`lo..=hi`), and f32 scalars.
+#[derive(Clone, Default)]
+struct Scope {
+    full: Vec<ValueId>,
+    row_vecs: Vec<ValueId>,
+    col_vecs: Vec<ValueId>,
+    index: Vec<(ValueId, i64, i64)>,
+    floats: Vec<ValueId>,
+}
+
+/// What every block of a random kernel shares.
+struct Shapes {
+    /// The full tile type, its per-row and per-column vectors.
+    full: String,
+    row_vec: String,
+    col_vec: String,
+    /// The memref's rows and columns, and the tile's valid rows and columns.
+    dims: (i64, i64, i64, i64),
+    /// `x`, `y` (read), `out` (written), `n` (an index argument, value `n_value`).
+    mems: [ValueId; 3],
+    n: ValueId,
+    n_value: i64,
+}
+
+/// The ops a random kernel draws from: every catalogue op that takes f32 and whose shapes the
+/// generator knows.
+fn tile_ops() -> Vec<&'static OpInfo> {
+    CATALOGUE
+        .iter()
+        .filter(|op| op.accepts(DataType::FP32))
+        .filter(|op| match op.kind {
+            OpKind::Reduce(_, r) => !matches!(r, Reduction::ArgMax | Reduction::ArgMin),
+            OpKind::Expand(..)
+            | OpKind::Binary(_)
+            | OpKind::Unary(_)
+            | OpKind::Move
+            | OpKind::TileScalar(_)
+            | OpKind::FillScalar => true,
+            // Predicates and other element types: the function kernels' random tests.
+            OpKind::Compare | OpKind::Select | OpKind::Convert => false,
+        })
+        .collect()
+}
+
+/// An `index` arithmetic op on values in scope whose range the generator can follow (operands
+/// non-negative, divisors positive constants, shifts by small constants); its result joins the
+/// scope.
+fn index_arith(b: &mut GmBuilder, g: &mut Rng, scope: &mut Scope) {
+    let nonneg: Vec<_> = scope.index.iter().copied().filter(|v| v.1 >= 0).collect();
+    if nonneg.is_empty() {
+        return;
+    }
+    let (a, alo, ahi) = g.pick(&nonneg);
+    let (c, clo, chi) = g.pick(&nonneg);
+    let k = g.range(1, 4);
+    let kv = index_const(b, scope, k);
+    let (op, other, lo, hi) = match g.below(12) {
+        0 => (ArithOp::AddI, c, alo + clo, ahi + chi),
+        1 => (ArithOp::SubI, c, alo - chi, ahi - clo),
+        2 => (ArithOp::MulI, c, alo * clo, ahi * chi),
+        3 => (ArithOp::DivUI, kv, alo / k, ahi / k),
+        4 => (ArithOp::DivSI, kv, alo / k, ahi / k),
+        5 => (ArithOp::RemUI, kv, 0, ahi.min(k - 1)),
+        6 => (ArithOp::RemSI, kv, 0, ahi.min(k - 1)),
+        7 => (ArithOp::MinSI, c, alo.min(clo), ahi.min(chi)),
+        8 => (ArithOp::MaxUI, c, alo.max(clo), ahi.max(chi)),
+        9 => (ArithOp::AndI, c, 0, ahi.min(chi)),
+        10 => (ArithOp::ShLI, kv, alo << k, ahi << k),
+        _ => (ArithOp::ShRUI, kv, alo >> k, ahi >> k),
+    };
+    scope.index.push((b.arith(op, a, other), lo, hi));
+}
+
+/// The `index` value `c`: one in scope that is exactly `c` on every execution, else a new
+/// constant (few new values keep the scalars alive at once within the GPRs).
+fn index_const(b: &mut GmBuilder, scope: &mut Scope, c: i64) -> ValueId {
+    if let Some(v) = scope.index.iter().find(|v| (v.1, v.2) == (c, c)) {
+        return v.0;
+    }
+    let v = b.index(c);
+    scope.index.push((v, c, c));
+    v
+}
+
+/// An `index` offset in `0..=max` on every execution: a value in scope that fits (often made by
+/// a fresh arith op), else a constant.
+fn offset(b: &mut GmBuilder, g: &mut Rng, scope: &mut Scope, max: i64) -> ValueId {
+    if g.one_in(3) {
+        index_arith(b, g, scope);
+    }
+    let fits: Vec<_> = scope
+        .index
+        .iter()
+        .filter(|v| v.1 >= 0 && v.2 <= max)
+        .map(|v| v.0)
+        .collect();
+    if fits.is_empty() || g.one_in(4) {
+        let c = g.range(0, max);
+        return index_const(b, scope, c);
+    }
+    g.pick(&fits)
+}
+
+/// Random statements into the open block: loads and stores at in-bounds offsets, catalogue tile
+/// ops, tile-scalar ops, index arithmetic, f32 constants, and loops (to depth 3; constant or
+/// `n` bounds, zero-trip ones included) carrying tiles of every shape and scalars.
+fn statements(b: &mut GmBuilder, g: &mut Rng, scope: &mut Scope, shapes: &Shapes, depth: u32) {
+    let (rows, cols, vr, vc) = shapes.dims;
+    let [x, y, out] = shapes.mems;
+    let ops = tile_ops();
+    for _ in 0..g.range(if depth == 0 { 4 } else { 1 }, 12) {
+        match g.below(if depth < 3 { 9 } else { 8 }) {
+            0 | 1 => {
+                let r = offset(b, g, scope, rows - vr);
+                let c = offset(b, g, scope, cols - vc);
+                let t = b.load(g.pick(&[x, y]), r, c, &shapes.full);
+                scope.full.push(t);
             }
+            2 | 3 => {
+                let op = g.pick(&ops);
+                let m = op.mnemonic;
+                let float = |g: &mut Rng, scope: &Scope| g.pick(&scope.floats);
+                let (srcs, ty, into) = match op.kind {
+                    OpKind::Reduce(axis, _) if !scope.full.is_empty() => {
+                        let src = vec![g.pick(&scope.full)];
+                        match axis {
+                            Axis::Row => (src, &shapes.row_vec, &mut scope.row_vecs),
+                            Axis::Col => (src, &shapes.col_vec, &mut scope.col_vecs),
+                        }
+                    }
+                    OpKind::Expand(axis, with) => {
+                        let vecs = match axis {
+                            Axis::Row => &scope.row_vecs,
+                            Axis::Col => &scope.col_vecs,
+                        };
+                        if vecs.is_empty() || (with.is_some() && scope.full.is_empty()) {
+                            continue;
+                        }
+                        let v = g.pick(vecs);
+                        let srcs = match with {
+                            None => vec![v],
+                            Some(_) => vec![g.pick(&scope.full), v],
+                        };
+                        (srcs, &shapes.full, &mut scope.full)
+                    }
+                    OpKind::Binary(_) if !scope.full.is_empty() => {
+                        let srcs = vec![g.pick(&scope.full), g.pick(&scope.full)];
+                        (srcs, &shapes.full, &mut scope.full)
+                    }
+                    OpKind::Unary(_) | OpKind::Move if !scope.full.is_empty() => {
+                        (vec![g.pick(&scope.full)], &shapes.full, &mut scope.full)
+                    }
+                    OpKind::TileScalar(_) if !scope.full.is_empty() => {
+                        let srcs = vec![g.pick(&scope.full), float(g, scope)];
+                        (srcs, &shapes.full, &mut scope.full)
+                    }
+                    OpKind::FillScalar => (vec![float(g, scope)], &shapes.full, &mut scope.full),
+                    OpKind::Reduce(..)
+                    | OpKind::Binary(_)
+                    | OpKind::Unary(_)
+                    | OpKind::Move
+                    | OpKind::TileScalar(_)
+                    | OpKind::Compare
+                    | OpKind::Select
+                    | OpKind::Convert => continue,
+                };
+                into.push(b.tile(m, &srcs, ty));
+            }
+            4 if !scope.full.is_empty() => {
+                // Mostly full tiles; vectors too (a column of `vr` rows, a row of `vc` columns).
+                let (t, h, w) = match g.below(4) {
+                    0 if !scope.row_vecs.is_empty() => (g.pick(&scope.row_vecs), vr, 1),
+                    1 if !scope.col_vecs.is_empty() => (g.pick(&scope.col_vecs), 1, vc),
+                    _ => (g.pick(&scope.full), vr, vc),
+                };
+                let r = offset(b, g, scope, rows - h);
+                let c = offset(b, g, scope, cols - w);
+                b.store(t, out, r, c);
+            }
+            5 => index_arith(b, g, scope),
+            6 => {
+                let bits = g.f32_bits();
+                let v = b.constant(ScalarType::Element(DataType::FP32), bits);
+                scope.floats.push(v);
+            }
+            7 => {} // an empty statement keeps some blocks short
+            8 => loop_statement(b, g, scope, shapes, depth),
+            _ => {}
         }
     }
-    let mut env = Vec::new();
-    stmts(
-        &mut b,
-        &mut next,
-        &mut env,
-        None,
-        0,
-        (x, y, out, n),
-        &tty,
-        (max_row, max_col),
-        (zero, one),
-    );
-    (b.finish(), rows, cols, n_value)
+}
+
+/// A random `scf.for` at `depth`: rows `lb..ub` by `step` with `ub ≤ rows - vr + 1` or `n`, so an
+/// induction variable used as a row offset stays in bounds; up to three carried values of any
+/// kind (an index carried within `0..=rows - vr`, yielding a value in that range).
+fn loop_statement(b: &mut GmBuilder, g: &mut Rng, scope: &mut Scope, shapes: &Shapes, depth: u32) {
+    let (rows, _, vr, _) = shapes.dims;
+    let max = rows - vr;
+    let lb_value = if g.one_in(2) { 0 } else { g.range(0, max + 1) };
+    let lb = index_const(b, scope, lb_value);
+    let (ub, ub_value) = if g.one_in(3) {
+        (shapes.n, shapes.n_value)
+    } else {
+        let v = g.range(0, max + 1);
+        (index_const(b, scope, v), v)
+    };
+    let step_value = g.range(1, 3);
+    let step = index_const(b, scope, step_value);
+    let trips = (ub_value - lb_value + step_value - 1).max(0) / step_value;
+    let iv_range = (lb_value, lb_value + (trips - 1).max(0) * step_value);
+    #[derive(Clone, Copy)]
+    enum Kind {
+        Full,
+        RowVec,
+        ColVec,
+        Index,
+        Float,
+    }
+    let mut kinds = Vec::new();
+    let mut inits = Vec::new();
+    for _ in 0..g.below(4) {
+        let (kind, from): (Kind, Vec<ValueId>) = match g.below(5) {
+            0 => (Kind::Full, scope.full.clone()),
+            1 => (Kind::RowVec, scope.row_vecs.clone()),
+            2 => (Kind::ColVec, scope.col_vecs.clone()),
+            3 => {
+                let fits = scope.index.iter().filter(|v| v.1 >= 0 && v.2 <= max);
+                (Kind::Index, fits.map(|v| v.0).collect())
+            }
+            _ => (Kind::Float, scope.floats.clone()),
+        };
+        if !from.is_empty() {
+            kinds.push(kind);
+            inits.push(g.pick(&from));
+        }
+    }
+    let results = b.for_loop(lb, ub, step, &inits, |b, iv, carried| {
+        let mut inner = scope.clone();
+        inner.index.push((iv, iv_range.0, iv_range.1));
+        for (&kind, &v) in kinds.iter().zip(carried) {
+            match kind {
+                Kind::Full => inner.full.push(v),
+                Kind::RowVec => inner.row_vecs.push(v),
+                Kind::ColVec => inner.col_vecs.push(v),
+                Kind::Index => inner.index.push((v, 0, max)),
+                Kind::Float => inner.floats.push(v),
+            }
+        }
+        statements(b, g, &mut inner, shapes, depth + 1);
+        kinds
+            .iter()
+            .map(|kind| match kind {
+                Kind::Full => g.pick(&inner.full),
+                Kind::RowVec => g.pick(&inner.row_vecs),
+                Kind::ColVec => g.pick(&inner.col_vecs),
+                Kind::Index => {
+                    let fits = inner.index.iter().filter(|v| v.1 >= 0 && v.2 <= max);
+                    g.pick(&fits.map(|v| v.0).collect::<Vec<_>>())
+                }
+                Kind::Float => g.pick(&inner.floats),
+            })
+            .collect()
+    });
+    for (kind, r) in kinds.into_iter().zip(results) {
+        match kind {
+            Kind::Full => scope.full.push(r),
+            Kind::RowVec => scope.row_vecs.push(r),
+            Kind::ColVec => scope.col_vecs.push(r),
+            Kind::Index => scope.index.push((r, 0, max)),
+            Kind::Float => scope.floats.push(r),
+        }
+    }
+}
+
+/// A random GM kernel `random(x, y, out: memref<R×C×f32>, n: index, alpha: f32)` and its `n`:
+/// tiles of one random shape (a partial valid region three times in ten), statements from
+/// [`statements`], and a final store of up to two full tiles.
+fn random_kernel(g: &mut Rng) -> (GmKernel, i64) {
+    let (th, tw) = (g.range(1, 4), g.pick(&[8i64, 16]));
+    let rows = g.range(th, 12);
+    let cols = *[8i64, 16, 32]
+        .iter()
+        .filter(|&&c| c >= tw)
+        .nth(g.below(2) as usize)
+        .unwrap_or(&32);
+    let (vr, vc) = if g.one_in(3) {
+        (g.range(1, th), g.range(1, tw))
+    } else {
+        (th, tw)
+    };
+    let ty = |r: i64, c: i64, v: (i64, i64)| {
+        if v == (r, c) {
+            format!("{r}x{c}xf32")
+        } else {
+            format!("{r}x{c}xf32, valid={}x{}", v.0, v.1)
+        }
+    };
+    let mut b = GmBuilder::new("random");
+    let mty = format!("memref<{rows}x{cols}xf32>");
+    let mems = [
+        b.memref("x", &mty),
+        b.memref("y", &mty),
+        b.memref("out", &mty),
+    ];
+    let n = b.scalar("n", ScalarType::Index);
+    let alpha = b.scalar("alpha", ScalarType::Element(DataType::FP32));
+    let n_value = g.range(0, rows - vr + 2);
+    let shapes = Shapes {
+        full: ty(th, tw, (vr, vc)),
+        row_vec: ty(th, 1, (vr, 1)),
+        col_vec: ty(1, tw, (1, vc)),
+        dims: (rows, cols, vr, vc),
+        mems,
+        n,
+        n_value,
+    };
+    let mut scope = Scope {
+        floats: vec![alpha],
+        ..Scope::default()
+    };
+    statements(&mut b, g, &mut scope, &shapes, 0);
+    for _ in 0..g.below(3).min(scope.full.len() as u64) {
+        let t = g.pick(&scope.full);
+        let r = offset(&mut b, g, &mut scope, rows - vr);
+        let c = offset(&mut b, g, &mut scope, cols - vc);
+        b.store(t, mems[2], r, c);
+    }
+    (b.finish(), n_value)
+}
+
+/// Translation validation over random GM kernels: each compiled by the default pipeline under
+/// both target profiles and run on the interpreter must store, bit for bit, what the project's
+/// reference evaluator (`evaluate_gm`, on the verified, unoptimised kernel) stores, on random
+/// inputs (edge values included). A kernel the compiler refuses must be refused with located
+/// errors; under queue naming only for capacity (every generated access is in bounds), under
+/// absolute naming for what that profile cannot name in a loop. Returns whether the kernel
+/// compiled under each profile.
+fn validate(seed: u64) -> [bool; 2] {
+    let mut g = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let (kernel, n) = random_kernel(&mut g);
+    let source = reference_kernel(&kernel);
+    let inputs: Vec<Vec<GmArg>> = (0..2)
+        .map(|_| {
+            source
+                .args
+                .iter()
+                .map(|&a| match source.ty(a) {
+                    Type::MemRef(m) => {
+                        GmArg::MemRef((0..m.rows * m.cols).map(|_| g.f32_bits()).collect())
+                    }
+                    Type::Scalar(ScalarType::Index) => GmArg::Scalar(n as u64),
+                    Type::Scalar(_) => GmArg::Scalar(g.f32_bits()),
+                    Type::Tile(_) => unreachable!("the generator takes no tile argument"),
+                })
+                .collect()
+        })
+        .collect();
+    let mut compiled = [false; 2];
+    for (slot, naming) in [NamingModel::Queue, NamingModel::AbsoluteNoFree]
+        .into_iter()
+        .enumerate()
+    {
+        let k = match compile_pipeline(&kernel, naming) {
+            Ok(k) => k,
+            Err(errors) => {
+                for e in &errors {
+                    assert!(
+                        e.loc.file.as_deref() == Some("random.mlir") && e.loc.line > 1,
+                        "seed {seed} {naming:?}: unlocated error {e:?}"
+                    );
+                    // Capacity (tiles, or GPRs for the scalars alive at once) under both.
+                    let capacity = [
+                        "[core-capacity, Fault_TileAllocation]",
+                        "general-purpose registers",
+                    ];
+                    let allowed: &[&str] = match naming {
+                        NamingModel::Queue => &capacity,
+                        _ => &[
+                            capacity[0],
+                            capacity[1],
+                            "inside a loop",
+                            "yielded unchanged",
+                            "tile registers",
+                        ],
+                    };
+                    assert!(
+                        allowed.iter().any(|a| e.message.contains(a)),
+                        "seed {seed} {naming:?}: {}: {}",
+                        e.loc,
+                        e.message
+                    );
+                }
+                continue;
+            }
+        };
+        compiled[slot] = true;
+        for args in &inputs {
+            let want = evaluate_gm(&source, args)
+                .unwrap_or_else(|e| panic!("seed {seed}: the reference refuses: {e}"));
+            let got = run_bits(&k, args)
+                .unwrap_or_else(|f| panic!("seed {seed} {naming:?}: the kernel faults: {f}"));
+            let stored = source.stored_memrefs();
+            let want_stored: Vec<(usize, Vec<u64>)> = (source.args.iter().enumerate())
+                .filter(|(_, a)| stored.contains(a))
+                .map(|(i, _)| (i, want.memrefs[i].clone().unwrap()))
+                .collect();
+            assert_eq!(got.len(), want_stored.len(), "seed {seed} {naming:?}");
+            for ((pos, got), (_, want)) in got.iter().zip(&want_stored) {
+                if let Some(e) = (0..want.len()).find(|&e| got[e] != want[e]) {
+                    panic!(
+                        "seed {seed} {naming:?}: memref #{pos} element {e}: compiled {:#x}, \
+                         reference {:#x}",
+                        got[e], want[e]
+                    );
+                }
+            }
+        }
+        if naming == NamingModel::Queue {
+            // The printed assembly (`--emit=asm`) assembles back to the same words and metadata.
+            let text = ptoc_codegen::print_asm(std::slice::from_ref(&k));
+            let back = ptoc_codegen::assemble(&text, "k.s").unwrap();
+            assert_eq!((back[0].words(), &back[0].meta), (k.words(), &k.meta));
+        }
+    }
+    compiled
 }
 
 proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
-    /// Random GM kernels compile without panicking and compute what the IR means.
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
     #[test]
-    fn random_gm_kernels_match_an_independent_evaluation(seed in proptest::prelude::any::<u64>()) {
-        let (kernel, rows, cols, n) = random_kernel(seed);
-        let size = (rows * cols) as usize;
-        let args = [
-            Arg::F32(data(size, (seed % 1000) as u32)),
-            Arg::F32(data(size, (seed % 997) as u32 + 1)),
-            Arg::F32(vec![0.25; size]),
-            Arg::Scalar(n),
-        ];
-        let want = evaluate(&kernel, &args);
-        let k = compile(kernel.clone(), NamingModel::Queue).unwrap();
-        let got = run(&k, &args).unwrap();
-        proptest::prop_assert_eq!(got, want.clone());
-        // The printed assembly (`--emit=asm`) assembles back to the same words and metadata.
-        let back = ptoc_codegen::assemble(&ptoc_codegen::print_asm(std::slice::from_ref(&k)), "k.s")
-            .map_err(|e| proptest::test_runner::TestCaseError::fail(format!("{e:?}")))?;
-        proptest::prop_assert_eq!((back[0].words(), &back[0].meta), (k.words(), &k.meta));
-        // Absolute naming compiles exactly the kernels whose loops write no tile, and runs them.
-        match compile(kernel, NamingModel::AbsoluteNoFree) {
-            Ok(k) => proptest::prop_assert_eq!(run(&k, &args).unwrap(), want),
-            Err(e) => proptest::prop_assert!(
-                e[0].contains("inside a loop") || e[0].contains("yielded unchanged")
-                    || e[0].contains("tile registers") || e[0].contains("capacity"),
-                "{:?}", e
-            ),
-        }
+    fn random_gm_kernels_match_the_reference_evaluator(seed in proptest::prelude::any::<u64>()) {
+        validate(seed);
     }
+}
+
+/// The generator's kernels compile: under queue naming at least three in four, under absolute naming the
+/// ones whose loops write no tile (so both profiles are really exercised), over fixed seeds.
+#[test]
+fn random_gm_kernels_mostly_compile_under_both_profiles() {
+    let seeds = 0..48u64;
+    let total = seeds.clone().count();
+    let counts = seeds.map(validate).fold([0usize; 2], |mut c, ok| {
+        c[0] += ok[0] as usize;
+        c[1] += ok[1] as usize;
+        c
+    });
+    // Queue naming refuses only for capacity: mostly the GPRs of deep loop nests.
+    assert!(counts[0] * 4 >= total * 3, "queue: {counts:?} of {total}");
+    assert!(counts[1] * 10 >= total, "absolute: {counts:?} of {total}");
 }
 
 /// A constant offset past the memref is a located compile error, not a run-time fault.
@@ -744,7 +1006,11 @@ fn pressure_forces_rotations_and_stays_exact() {
             Arg::F32(vec![0.0; (rows * 64) as usize]),
             Arg::Scalar(n),
         ];
-        assert_eq!(run(&k, &args).unwrap(), evaluate(&kernel, &args), "n = {n}");
+        assert_eq!(
+            run(&k, &args).unwrap(),
+            reference(&kernel, &args),
+            "n = {n}"
+        );
     }
 }
 
