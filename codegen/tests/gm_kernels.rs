@@ -36,39 +36,10 @@ fn run_with(
     args: &[Arg],
     tamper: impl FnOnce(&mut Machine),
 ) -> Result<Vec<Vec<f32>>, Fault> {
-    let mut m = Machine::with_naming(kernel.meta.profile);
-    let mut bases = Vec::new();
-    for mr in &kernel.meta.memrefs {
-        let Arg::F32(values) = &args[mr.position] else {
-            panic!("memref {} needs values", mr.name)
-        };
-        assert_eq!(values.len(), (mr.rows * mr.cols) as usize);
-        let bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-        let base = m.map_gm(bytes);
-        m.set_gpr(mr.gpr as usize, base);
-        bases.push(base);
-    }
-    for s in &kernel.meta.scalars {
-        let Arg::Scalar(v) = &args[s.position] else {
-            panic!("scalar {} needs a value", s.name)
-        };
-        m.set_gpr(s.gpr as usize, *v);
-    }
-    tamper(&mut m);
-    m.run(&kernel.words())?;
-    Ok(kernel
-        .meta
-        .memrefs
-        .iter()
-        .zip(&bases)
-        .filter(|(mr, _)| mr.stored)
-        .map(|(_, &b)| {
-            m.gm_buffer(b)
-                .unwrap()
-                .chunks_exact(4)
-                .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-                .collect()
-        })
+    let stored = run_bits_with(kernel, &gm_args(args), tamper)?;
+    Ok(stored
+        .into_iter()
+        .map(|(_, bits)| bits.into_iter().map(|b| f32::from_bits(b as u32)).collect())
         .collect())
 }
 
@@ -372,12 +343,22 @@ fn reference(k: &GmKernel, args: &[Arg]) -> Vec<Vec<f32>> {
 /// Run `kernel` (f32 memrefs) on the interpreter with `args` as bit patterns: each stored
 /// memref's argument position and final elements, or the fault.
 fn run_bits(kernel: &Kernel, args: &[GmArg]) -> Result<Vec<(usize, Vec<u64>)>, Fault> {
+    run_bits_with(kernel, args, |_| {})
+}
+
+/// [`run_bits`], with `tamper` changing the machine after the loader set the GPRs.
+fn run_bits_with(
+    kernel: &Kernel,
+    args: &[GmArg],
+    tamper: impl FnOnce(&mut Machine),
+) -> Result<Vec<(usize, Vec<u64>)>, Fault> {
     let mut m = Machine::with_naming(kernel.meta.profile);
     let mut bases = Vec::new();
     for mr in &kernel.meta.memrefs {
         let GmArg::MemRef(values) = &args[mr.position] else {
             panic!("memref {} needs values", mr.name)
         };
+        assert_eq!(values.len(), (mr.rows * mr.cols) as usize);
         let bytes = values
             .iter()
             .flat_map(|&v| (v as u32).to_le_bytes())
@@ -392,6 +373,7 @@ fn run_bits(kernel: &Kernel, args: &[GmArg]) -> Result<Vec<(usize, Vec<u64>)>, F
         };
         m.set_gpr(s.gpr as usize, *v);
     }
+    tamper(&mut m);
     m.run(&kernel.words())?;
     Ok(kernel
         .meta
