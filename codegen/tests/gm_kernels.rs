@@ -896,7 +896,7 @@ fn validate(seed: u64) -> [bool; 2] {
 }
 
 proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(768))]
     #[test]
     fn random_gm_kernels_match_the_reference_evaluator(seed in proptest::prelude::any::<u64>()) {
         validate(seed);
