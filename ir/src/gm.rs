@@ -502,15 +502,18 @@ struct Bounds {
 
 impl Bounds {
     /// The smallest and largest value `a` takes (exact: every corner of the iteration box runs).
+    /// `None` when some iteration's value leaves the 64-bit range: `index` arithmetic wraps
+    /// there, so the exact value is not the one the kernel computes.
     fn range(&self, a: &Affine) -> Option<(i128, i128)> {
         let (mut lo, mut hi) = (a.constant, a.constant);
         for &(iv, c) in &a.terms {
             let &(first, last) = self.ivs.get(&iv)?;
-            let (x, y) = (c * first, c * last);
-            lo += x.min(y);
-            hi += x.max(y);
+            let (x, y) = (c.checked_mul(first)?, c.checked_mul(last)?);
+            lo = lo.checked_add(x.min(y))?;
+            hi = hi.checked_add(x.max(y))?;
         }
-        Some((lo, hi))
+        let in_index = |x: i128| i128::from(i64::MIN) <= x && x <= i128::from(i64::MAX);
+        (in_index(lo) && in_index(hi)).then_some((lo, hi))
     }
 }
 

@@ -79,3 +79,19 @@ func.func @allowed(%x: memref<64x64xf32>, %n: index) {
   }
   return
 }
+
+// -----
+
+// i * (2^63 - 1) for i = -2^63, -1, 2^63 - 2 leaves the 64-bit range, where index arithmetic
+// wraps: the exact product is not the offset the kernel computes, so the analysis cannot bound
+// it and says nothing (the interpreter faults at run time on the element that leaves x).
+func.func @wrapping_offset(%x: memref<8x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %big = arith.constant 9223372036854775807 : index
+  %min = arith.constant -9223372036854775808 : index
+  scf.for %i = %min to %big step %big {
+    %o = arith.muli %i, %big : index
+    %t = "pto.tload"(%x, %o, %c0) : (memref<8x8xf32>, index, index) -> !pto.tile<1x8xf32>
+  }
+  return
+}
