@@ -10,8 +10,11 @@ use std::fmt;
 /// What kind of number an element is, which decides every arithmetic rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TypeClass {
+    /// IEEE-style binary floats (docs/isa.md §5.1).
     Float,
+    /// Two's-complement integers.
     Signed,
+    /// Unsigned integers.
     Unsigned,
     /// Packed, block-scaled or otherwise non-arithmetic formats ptoc carries but never computes on.
     Other,
@@ -21,7 +24,12 @@ macro_rules! data_types {
     ($( $variant:ident = $code:literal, $name:literal, $bits:literal, $class:ident, $mlir:expr; )*) => {
         /// A 5-bit DataType code (docs/isa.md §2.9). Code 0 is FP64, never "absent".
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum DataType { $( $variant = $code, )* }
+        pub enum DataType {
+            $(
+                #[doc = concat!("`", $name, "`: code ", stringify!($code), ", ", stringify!($bits), " bits.")]
+                $variant = $code,
+            )*
+        }
 
         impl DataType {
             /// Every defined DataType, in code order.
@@ -39,6 +47,7 @@ macro_rules! data_types {
             pub fn bits(self) -> u32 {
                 match self { $( DataType::$variant => $bits, )* }
             }
+            /// The element's [`TypeClass`].
             pub fn class(self) -> TypeClass {
                 match self { $( DataType::$variant => TypeClass::$class, )* }
             }
@@ -103,7 +112,7 @@ pub const ARITHMETIC: &[DataType] = &[
 ];
 
 /// The eight float types TEXP accepts (AVS `tile-bound-texp-types-001`).
-pub const FLOATS: &[DataType] = &[
+pub(crate) const FLOATS: &[DataType] = &[
     DataType::FP64,
     DataType::FP32,
     DataType::TF32,
@@ -141,7 +150,7 @@ pub const EXPDIF_PAIRS: &[(DataType, DataType)] = &[
 ];
 
 /// Destination types of ARGMAX/ARGMIN (the decoded path always gives U32).
-pub const ARG_RESULTS: &[DataType] = &[DataType::U32, DataType::S32];
+pub(crate) const ARG_RESULTS: &[DataType] = &[DataType::U32, DataType::S32];
 
 /// The DataType a predicate tile's descriptor records (`ConfigurePredicateTileForMask` in
 /// `asl/tile/model/state/allocation.asl` sets U8); its payload is packed bits, never U8 values.
@@ -171,14 +180,17 @@ impl DataType {
             .find(|t| t.name().eq_ignore_ascii_case(name))
     }
 
+    /// The 5-bit DataType code (docs/isa.md §2.9).
     pub fn code(self) -> u32 {
         self as u32
     }
 
+    /// Whether the type is a float ([`TypeClass::Float`]).
     pub fn is_float(self) -> bool {
         self.class() == TypeClass::Float
     }
 
+    /// Whether the type is a signed or unsigned integer.
     pub fn is_integer(self) -> bool {
         matches!(self.class(), TypeClass::Signed | TypeClass::Unsigned)
     }
@@ -249,8 +261,11 @@ impl fmt::Display for DataType {
 /// B.DATR PadValueOrByteId (docs/isa.md §4): what padding cells of a new destination hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum PadValue {
+    /// Padding holds zero.
     Zero = 0,
+    /// Padding holds the type's largest value (+∞ for floats with infinities).
     Max = 1,
+    /// Padding holds the type's smallest value (−∞ for floats with infinities).
     Min = 2,
     /// Padding is all-zero and *undefined*; also what an omitted B.DATR means.
     #[default]
@@ -269,11 +284,14 @@ impl PadValue {
         }
     }
 
+    /// Every PadValue, in code order.
     pub const ALL: [PadValue; 4] = [PadValue::Zero, PadValue::Max, PadValue::Min, PadValue::Null];
 
+    /// The PadValue of a 2-bit B.DATR code (higher bits ignored).
     pub fn from_code(code: u32) -> PadValue {
         PadValue::ALL[(code & 3) as usize]
     }
+    /// The 2-bit B.DATR PadValueOrByteId code.
     pub fn code(self) -> u32 {
         self as u32
     }
@@ -295,6 +313,7 @@ impl PadValue {
             PadValue::Null => "null",
         }
     }
+    /// The PadValue for an assembly spelling (`Zero`, …).
     pub fn from_name(name: &str) -> Option<PadValue> {
         PadValue::ALL
             .into_iter()

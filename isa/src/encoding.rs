@@ -17,7 +17,8 @@ pub const BSTART_TEPL_MATCH: u32 = 0x0001_9181;
 pub const BSTART_TLSU_MATCH: u32 = 0x0001_1181;
 /// BSTART.STD with BrType in bits 14:12 (docs/isa.md §12.1).
 const BSTART_STD_MATCH: u32 = 0x0000_0001;
-pub const BSTOP_WORD: u32 = 0x0000_0001;
+/// BSTOP (docs/isa.md §2.7).
+const BSTOP_WORD: u32 = 0x0000_0001;
 const OPCODE_BLOCK: u32 = 0x01;
 const OPCODE_DATR: u32 = 0x23;
 const OPCODE_DIM: u32 = 0x43;
@@ -32,32 +33,60 @@ pub const LAYOUT_CODES: &[u32] = &[
 /// Why a word is not a legal instruction (all are Fault_IllegalInstruction).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum DecodeError {
+    /// A 16-, 48- or 64-bit form; ptoc accepts only 32-bit words (docs/isa.md §9 decision 14).
     #[error("word {word:#010x} is a {bits}-bit instruction form; ptoc accepts only 32-bit words")]
-    NotThirtyTwoBit { word: u32, bits: u32 },
+    NotThirtyTwoBit {
+        /// The word as read.
+        word: u32,
+        /// The length its low bits announce (docs/isa.md §2.1).
+        bits: u32,
+    },
+    /// A field holds a code the spec reserves.
     #[error("word {word:#010x}: reserved {field} {value} in {form}")]
     Reserved {
+        /// The word as read.
         word: u32,
+        /// The instruction form (`B.DATR`, …).
         form: &'static str,
+        /// The field's name.
         field: &'static str,
+        /// The reserved code.
         value: u32,
     },
+    /// Bits the form fixes at zero are set.
     #[error("word {word:#010x}: {form} must have bits {bits} zero")]
     NonzeroFixedBits {
+        /// The word as read.
         word: u32,
+        /// The instruction form.
         form: &'static str,
+        /// The bit range, as `31:26`.
         bits: &'static str,
     },
+    /// A legal instruction ptoc does not implement.
     #[error("word {word:#010x} is {what}, which ptoc does not support")]
-    Unsupported { word: u32, what: &'static str },
+    Unsupported {
+        /// The word as read.
+        word: u32,
+        /// What the word is.
+        what: &'static str,
+    },
+    /// No instruction form matches.
     #[error("word {word:#010x} matches no tile-bundle instruction")]
-    Unknown { word: u32 },
+    Unknown {
+        /// The word as read.
+        word: u32,
+    },
 }
 
 /// BSTART.TEPL (written `BSTART.SFU`/`BSTART.VEC` by engine): opens a block for one tile op.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BStart {
+    /// The Mode field (bits 26:25, docs/isa.md §2.2).
     pub mode: u8,
+    /// The Function field (bits 24:20); with `mode` it selects the op (docs/isa.md §1.1).
     pub function: u8,
+    /// The block's DataType (bits 31:27).
     pub dtype: DataType,
 }
 
@@ -88,6 +117,7 @@ impl Transfer {
         }
     }
 
+    /// The assembly spelling (`FALL`, `COND`, …).
     pub fn name(self) -> &'static str {
         match self {
             Transfer::Fall => "FALL",
@@ -107,6 +137,7 @@ impl Transfer {
 /// BSTART.STD: opens a standard block for scalar code (docs/isa.md §12.1–§12.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StdStart {
+    /// What the block does at its commit.
     pub transfer: Transfer,
     /// Target − address of this BSTART, in bytes: an even number within ±128 KiB (simm17 << 1).
     /// Zero for FALL, IND and RET.
@@ -130,6 +161,7 @@ pub enum TlsuOp {
 }
 
 impl TlsuOp {
+    /// The function code in bits 26:20 of the start word (docs/isa.md §13.1).
     pub fn function(self) -> u32 {
         match self {
             TlsuOp::Load => 0,
@@ -138,6 +170,7 @@ impl TlsuOp {
         }
     }
 
+    /// The spec mnemonic (`TLOAD`, `TSTORE`, `TMOV`).
     pub fn mnemonic(self) -> &'static str {
         match self {
             TlsuOp::Load => "TLOAD",
@@ -150,20 +183,28 @@ impl TlsuOp {
 /// BSTART.TLOAD / TSTORE / TMOV with its DataType (`None` is DTYPE_NONE, TMOV only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TlsuStart {
+    /// Which transfer the block performs.
     pub op: TlsuOp,
+    /// The element type; `None` is DTYPE_NONE.
     pub dtype: Option<DataType>,
 }
 
 /// B.DATR: data attributes of the block. Omitted ≠ all-zero (docs/isa.md §2.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Datr {
+    /// CMode (bits 31:29): TCMP's relation (docs/isa.md §2.3).
     pub cmode: u8,
+    /// PadValueOrByteId (bits 28:27): what a new destination's padding holds.
     pub pad: PadValue,
+    /// Sat (bit 26): saturate on overflow.
     pub sat: bool,
+    /// Canonicalize (bit 25): TCVT only.
     pub canonicalize: bool,
     /// `None` is DTYPE_NONE (31).
     pub dtype: Option<DataType>,
+    /// RMode (bits 17:15): 0 is the op's default (docs/isa.md §5.3).
     pub rmode: u8,
+    /// Layout (bits 11:7), one of [`LAYOUT_CODES`].
     pub layout: u8,
 }
 
@@ -187,6 +228,7 @@ impl Datr {
 pub struct Dim {
     /// 0, 1 or 2 for LB0/LB1/LB2.
     pub lb: u8,
+    /// RegSrc: the GPR added to `imm` (0..23, docs/isa.md §2.4).
     pub reg: u8,
     /// 17-bit unsigned immediate.
     pub imm: u32,
@@ -195,23 +237,29 @@ pub struct Dim {
 /// The sources of a B.IOT binding (which of the five forms it uses, with `dst`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IotSources {
+    /// Two sources, `SrcTile0` then `SrcTile1`.
     Two(TileReg, TileReg),
+    /// One source, `SrcTile0`.
     One(TileReg),
+    /// No sources (a destination-only binding).
     None,
 }
 
 /// B.IOT: one Local tile binding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Iot {
+    /// The source registers the binding names.
     pub sources: IotSources,
     /// The L bit: closes the binding sequence.
     pub last: bool,
+    /// The PE mask (PEMode, bits 11:9); every binding of a bundle has the same one.
     pub mask: PeMask,
     /// Destination hand and SizeCode; `None` is the source-only form.
     pub dst: Option<(Hand, SizeCode)>,
 }
 
 impl Iot {
+    /// The source registers, in field order.
     pub fn source_regs(&self) -> impl Iterator<Item = TileReg> {
         let (first, second) = match self.sources {
             IotSources::Two(a, b) => (Some(a), Some(b)),
@@ -226,21 +274,27 @@ impl Iot {
 /// (docs/isa.md §13.2, §14); every other op takes none.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ior {
+    /// RegDst (bits 11:7, docs/isa.md §2.6).
     pub dst: u8,
+    /// RegSrc0, RegSrc1, RegSrc2 (bits 19:15, 24:20, 31:27).
     pub src: [u8; 3],
 }
 
 /// B.IOS: a Shared tile binding (illegal in every op ptoc compiles).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ios {
+    /// SharedTID (bits 27:20): the Shared tile S0..S255.
     pub shared: u8,
+    /// SizeCode (bits 18:15): 0 for a source, 1..12 a destination.
     pub size_code: u8,
+    /// The PE mask (PEMode, bits 11:9).
     pub mask: PeMask,
 }
 
 /// One decoded 32-bit tile-bundle instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Instruction {
+    /// BSTART.TEPL: a tile op's block start.
     BStart(BStart),
     /// BSTART.STD: a standard block for scalar code.
     BStartStd(StdStart),
@@ -248,11 +302,17 @@ pub enum Instruction {
     BStartTlsu(TlsuStart),
     /// A scalar ALU, compare or SETC instruction (docs/isa.md §11).
     Scalar(ScalarInst),
+    /// B.DATR: the block's data attributes.
     BDatr(Datr),
+    /// B.DIM: one loop bound.
     BDim(Dim),
+    /// B.IOT: a Local tile binding.
     BIot(Iot),
+    /// B.IOR: scalar register bindings.
     BIor(Ior),
+    /// B.IOS: a Shared tile binding.
     BIos(Ios),
+    /// BSTOP: commits the open block (docs/isa.md §2.7).
     BStop,
 }
 

@@ -9,22 +9,33 @@ use crate::dtype::DataType;
 /// The layout of one float format inside its carrier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Format {
+    /// Exponent field width.
     pub exp_bits: u32,
+    /// Stored fraction width (no hidden bit).
     pub frac_bits: u32,
     /// Carrier bits below the fraction that must be zero (TF32: 13, HF32: 12).
     pub low_zero_bits: u32,
     /// E4M3 has no infinity: its all-ones exponent holds normal numbers except the NaN pattern.
     pub has_inf: bool,
+    /// The bits of the NaN an invalid operation produces (docs/isa.md §5.2).
     pub canonical_nan: u64,
 }
 
+/// IEEE binary64.
 pub const FP64: Format = Format::ieee(11, 52, 0, 0x7FF8_0000_0000_0000);
+/// IEEE binary32.
 pub const FP32: Format = Format::ieee(8, 23, 0, 0x7FC0_0000);
+/// TF32: FP32's exponent, a 10-bit fraction, in a 32-bit carrier.
 pub const TF32: Format = Format::ieee(8, 10, 13, 0x7FC0_0000);
+/// HF32: FP32's exponent, an 11-bit fraction, in a 32-bit carrier.
 pub const HF32: Format = Format::ieee(8, 11, 12, 0x7FC0_0000);
+/// IEEE binary16.
 pub const FP16: Format = Format::ieee(5, 10, 0, 0x7E00);
+/// bfloat16.
 pub const BF16: Format = Format::ieee(8, 7, 0, 0x7FC0);
+/// OCP FP8 E5M2 (IEEE-style, with infinities).
 pub const E5M2: Format = Format::ieee(5, 2, 0, 0x7E);
+/// OCP FP8 E4M3: no infinities, NaN only S.1111.111.
 pub const E4M3: Format = Format {
     exp_bits: 4,
     frac_bits: 3,
@@ -51,28 +62,39 @@ pub const fn format_of(dtype: DataType) -> Option<&'static Format> {
 /// What a bit pattern means, apart from its sign.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
+    /// ±0.
     Zero,
     /// `mant · 2^exp` exactly, `mant > 0` (subnormals unnormalised).
     Finite {
+        /// The integer significand.
         mant: u64,
+        /// The power of two it is scaled by.
         exp: i32,
     },
+    /// ±∞.
     Inf,
+    /// A NaN.
     Nan {
+        /// Quiet bit clear.
         signaling: bool,
     },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A float bit pattern taken apart: its sign and what it means.
 pub struct Unpacked {
+    /// The sign bit.
     pub negative: bool,
+    /// Magnitude class and value.
     pub class: Class,
 }
 
 impl Unpacked {
+    /// Whether the value is a NaN.
     pub fn is_nan(&self) -> bool {
         matches!(self.class, Class::Nan { .. })
     }
+    /// Whether the value is a signalling NaN.
     pub fn is_signaling(&self) -> bool {
         matches!(self.class, Class::Nan { signaling: true })
     }
@@ -89,6 +111,7 @@ impl Format {
         }
     }
 
+    /// The exponent bias, `2^(exp_bits-1) - 1`.
     pub const fn bias(&self) -> i32 {
         (1 << (self.exp_bits - 1)) - 1
     }
@@ -114,6 +137,7 @@ impl Format {
             (1 << width) - 1
         }
     }
+    /// The sign bit's mask in the carrier.
     pub const fn sign_bit(&self) -> u64 {
         1 << self.sign_shift()
     }
@@ -134,6 +158,7 @@ impl Format {
         self.pack(false, self.bias() as u64, 0)
     }
 
+    /// The bits of ±0.
     pub const fn zero(&self, negative: bool) -> u64 {
         self.pack(negative, 0, 0)
     }
@@ -166,24 +191,6 @@ impl Format {
     pub const fn exceeds_max_finite(&self, biased: u64, frac: u64) -> bool {
         let (max_e, max_f) = self.max_finite();
         biased > max_e || (biased == max_e && frac > max_f)
-    }
-
-    /// (is NaN, is signalling NaN) from the bits alone, without a full unpack (the MIN/MAX path).
-    #[inline(always)]
-    pub const fn nan_kind(&self, bits: u64) -> (bool, bool) {
-        let magnitude = (bits & (self.sign_bit() - 1)) >> self.low_zero_bits;
-        let inf = self.exp_field_max() << self.frac_bits;
-        if !self.has_inf {
-            return (magnitude == inf | self.frac_mask(), false);
-        }
-        let nan = magnitude > inf;
-        (nan, nan && (magnitude >> (self.frac_bits - 1)) & 1 == 0)
-    }
-
-    /// True for ±0 (required-zero low bits ignored).
-    #[inline(always)]
-    pub const fn is_zero(&self, bits: u64) -> bool {
-        (bits & (self.sign_bit() - 1)) >> self.low_zero_bits == 0
     }
 
     /// Classify a bit pattern. Upper carrier bits and required-zero low bits are ignored (validity
@@ -250,33 +257,6 @@ mod tests {
         );
         assert!(!TF32.is_valid_encoding(0x3F80_0001) && HF32.is_valid_encoding(0x3F80_1000));
         assert!(!TF32.is_valid_encoding(0x3F80_1000));
-    }
-
-    #[test]
-    fn nan_kind_agrees_with_unpack_on_every_narrow_pattern() {
-        for fmt in [&FP16, &BF16, &E4M3, &E5M2] {
-            for bits in 0..=fmt.carrier_mask() {
-                let u = fmt.unpack(bits);
-                assert_eq!(
-                    fmt.nan_kind(bits),
-                    (u.is_nan(), u.is_signaling()),
-                    "{bits:#x}"
-                );
-                assert_eq!(fmt.is_zero(bits), u.class == Class::Zero, "{bits:#x}");
-            }
-        }
-        for bits in [
-            0x7F80_0000u64,
-            0x7F80_2000,
-            0xFFC0_0000,
-            0x8000_0000,
-            0x7F7F_E000,
-        ] {
-            assert_eq!(
-                TF32.nan_kind(bits),
-                (TF32.unpack(bits).is_nan(), TF32.unpack(bits).is_signaling())
-            );
-        }
     }
 
     #[test]

@@ -11,6 +11,7 @@ use std::fmt;
 pub const MAX_DIM: u32 = 65535;
 /// Local tile registers per hand, and hands per core (`PTO_TILE_REGISTER_COUNT` = 64).
 pub const REGISTERS_PER_HAND: u8 = 16;
+/// Local tile registers in all four hands together.
 pub const LOCAL_REGISTERS: u8 = 64;
 
 /// A Local tile SizeCode (TSize), 1..=10: per-PE capacity `128 << (code - 1)` bytes.
@@ -18,13 +19,16 @@ pub const LOCAL_REGISTERS: u8 = 64;
 pub struct SizeCode(u8);
 
 impl SizeCode {
+    /// The smallest SizeCode (128 B per PE).
     pub const MIN: SizeCode = SizeCode(1);
+    /// The largest SizeCode (64 KiB per PE).
     pub const MAX: SizeCode = SizeCode(10);
 
     /// `None` for 0 (the source-only B.IOT form) and the reserved 11..=15.
     pub fn new(code: u32) -> Option<SizeCode> {
         (1..=10).contains(&code).then_some(SizeCode(code as u8))
     }
+    /// The 4-bit B.IOT SizeCode field value.
     pub fn code(self) -> u32 {
         self.0 as u32
     }
@@ -32,10 +36,7 @@ impl SizeCode {
     pub fn bytes(self) -> u32 {
         128 << (self.0 - 1)
     }
-    /// The SizeCode whose capacity is exactly `bytes`.
-    pub fn for_bytes(bytes: u32) -> Option<SizeCode> {
-        (1..=10).map(SizeCode).find(|s| s.bytes() == bytes)
-    }
+    /// Every SizeCode, smallest first.
     pub fn all() -> impl Iterator<Item = SizeCode> {
         (1..=10).map(SizeCode)
     }
@@ -93,23 +94,32 @@ pub fn predicate_bytes(rows: u32, cols: u32) -> u64 {
 /// A register hand: T, U, M or N (B.IOT DstTile codes 0..3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Hand {
+    /// Hand code 0.
     T = 0,
+    /// Hand code 1.
     U = 1,
+    /// Hand code 2.
     M = 2,
+    /// Hand code 3.
     N = 3,
 }
 
 impl Hand {
+    /// Every hand, in code order.
     pub const ALL: [Hand; 4] = [Hand::T, Hand::U, Hand::M, Hand::N];
+    /// The hand of a 2-bit DstTile code (higher bits ignored).
     pub fn from_code(code: u32) -> Hand {
         Hand::ALL[(code & 3) as usize]
     }
+    /// The 2-bit DstTile code.
     pub fn code(self) -> u32 {
         self as u32
     }
+    /// The assembly letter (`T`, `U`, `M`, `N`).
     pub fn letter(self) -> char {
         ['T', 'U', 'M', 'N'][self as usize]
     }
+    /// The hand for a letter, case-insensitive.
     pub fn from_letter(c: char) -> Option<Hand> {
         Hand::ALL
             .into_iter()
@@ -123,17 +133,21 @@ impl Hand {
 pub struct TileReg(u8);
 
 impl TileReg {
+    /// The register with this absolute index; `None` beyond 63.
     pub fn new(index: u32) -> Option<TileReg> {
         (index < LOCAL_REGISTERS as u32).then_some(TileReg(index as u8))
     }
+    /// `hand#number`; `None` unless `number` is 1..=16.
     pub fn of(hand: Hand, number: u8) -> Option<TileReg> {
         (1..=REGISTERS_PER_HAND)
             .contains(&number)
             .then(|| TileReg(hand as u8 * REGISTERS_PER_HAND + number - 1))
     }
+    /// The absolute index (the 6-bit SrcTile code).
     pub fn index(self) -> u32 {
         self.0 as u32
     }
+    /// The hand the register belongs to.
     pub fn hand(self) -> Hand {
         Hand::from_code(self.0 as u32 / REGISTERS_PER_HAND as u32)
     }
@@ -160,9 +174,12 @@ const PE_MODE_MASKS: [u8; 8] = [
 ];
 
 impl PeMask {
+    /// PEMode 7: all four PEs (`1111`).
     pub const ALL_PES: PeMask = PeMask(7);
+    /// PEMode 0: no PE, the binding is a no-op.
     pub const NONE: PeMask = PeMask(0);
 
+    /// The mask of a 3-bit PEMode code (higher bits ignored).
     pub fn from_mode(mode: u32) -> PeMask {
         PeMask((mode & 7) as u8)
     }
@@ -180,9 +197,11 @@ impl PeMask {
         }
         PeMask::from_bits(u8::from_str_radix(text, 2).ok()?)
     }
+    /// The 3-bit PEMode code.
     pub fn mode(self) -> u32 {
         self.0 as u32
     }
+    /// The 4-bit mask, PE0 in bit 3.
     pub fn bits(self) -> u8 {
         PE_MODE_MASKS[self.0 as usize]
     }
@@ -190,6 +209,7 @@ impl PeMask {
     pub fn pe_count(self) -> u32 {
         self.bits().count_ones()
     }
+    /// Whether the mask selects no PE (PEMode 0: the binding does nothing).
     pub fn is_noop(self) -> bool {
         self.0 == 0
     }

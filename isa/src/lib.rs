@@ -5,6 +5,8 @@
 //! ([`geometry`]), the word formats ([`encoding`]) and the project's decisions where the spec is
 //! silent ([`profile::PROFILE`]). Facts come from `PTO-ISA/pto-spec` 0.58.3 (docs/isa.md); each item names the spec path it encodes.
 
+#![warn(missing_docs)]
+
 pub mod dtype;
 pub mod encoding;
 pub mod float;
@@ -12,7 +14,7 @@ pub mod geometry;
 pub mod ops;
 pub mod profile;
 pub mod regfile;
-pub mod rounding;
+mod rounding;
 pub mod rules;
 pub mod scalar;
 
@@ -32,9 +34,13 @@ pub const SPEC_VERSION: &str = "pto-isa-0.58.3-mode-function-v1";
 /// The fault classes of `asl/arch/data-types/fault.asl`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FaultClass {
+    /// An encoding the decoder rejects: reserved codes, unknown selectors (docs/isa.md §3.5).
     IllegalInstruction,
+    /// Malformed block structure: commands out of order, incomplete bindings (docs/isa.md §3.5).
     BundleControl,
+    /// Schema, type, shape or definedness rules of the op broken (docs/isa.md §3.5).
     TileLegality,
+    /// A destination that cannot be named or fit: no register, capacity, shape against TSize (docs/isa.md §3.5).
     TileAllocation,
     /// A GM element address that is not a multiple of its size (docs/isa.md §15).
     DataAlignment,
@@ -47,6 +53,7 @@ pub enum FaultClass {
 }
 
 impl FaultClass {
+    /// The spec's name of the fault (`Fault_TileLegality`), as diagnostics print it.
     pub fn name(self) -> &'static str {
         match self {
             FaultClass::IllegalInstruction => "Fault_IllegalInstruction",

@@ -10,13 +10,16 @@ use crate::encoding::{BStart, Instruction, TlsuOp, TlsuStart};
 /// The execution engine, which picks the canonical `BSTART.SFU`/`BSTART.VEC` alias.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Engine {
+    /// The special-function unit (`BSTART.SFU`).
     Sfu,
+    /// The vector unit (`BSTART.VEC`).
     Vec,
     /// The tile load/store unit: its ops open with their own BSTART (docs/isa.md §13.1).
     Tlsu,
 }
 
 impl Engine {
+    /// The assembly alias the engine's ops print with (`SFU`, `VEC`, `TLSU`).
     pub fn alias(self) -> &'static str {
         match self {
             Engine::Sfu => "SFU",
@@ -30,7 +33,12 @@ impl Engine {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Carrier {
     /// BSTART.TEPL (and its SFU/VEC aliases) with this Mode and Function (docs/isa.md §2.2).
-    Tepl { mode: u8, function: u8 },
+    Tepl {
+        /// The Mode field.
+        mode: u8,
+        /// The Function field.
+        function: u8,
+    },
     /// BSTART.TLOAD/TSTORE/TMOV (docs/isa.md §13.1).
     Tlsu(TlsuOp),
 }
@@ -43,24 +51,33 @@ const fn tepl(mode: u8, function: u8) -> Carrier {
 /// `Col` ops one value per column (a 1×C vector).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Axis {
+    /// Along each row: one result per row.
     Row,
+    /// Along each column: one result per column.
     Col,
 }
 
 /// An element-level operation shared by the binary ops and the expand-op forms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ElementOp {
+    /// `a + b`.
     Add,
+    /// `a - b`.
     Sub,
+    /// `a * b`.
     Mul,
+    /// `a / b` (docs/isa.md §1.8 for floats, §1.7 for integers).
     Div,
+    /// The larger operand (docs/isa.md §1.8 for NaNs).
     Max,
+    /// The smaller operand (docs/isa.md §1.8 for NaNs).
     Min,
     /// `exp(a - b)`, two rounded stages (docs/isa.md §9 decision 5).
     ExpDif,
 }
 
 impl ElementOp {
+    /// Whether `a op b == b op a`, so operands may be swapped.
     pub fn is_commutative(self) -> bool {
         matches!(
             self,
@@ -93,15 +110,22 @@ pub enum UnaryOp {
 /// A TCMP comparison: B.DATR CMode codes 0..=5; 6 and 7 are reserved (docs/isa.md §1.9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CmpMode {
+    /// Equal (CMode 0).
     Eq,
+    /// Not equal (CMode 1).
     Ne,
+    /// Less than (CMode 2).
     Lt,
+    /// Greater than (CMode 3).
     Gt,
+    /// Less or equal (CMode 4).
     Le,
+    /// Greater or equal (CMode 5).
     Ge,
 }
 
 impl CmpMode {
+    /// Every mode, in CMode code order.
     pub const ALL: [CmpMode; 6] = [
         CmpMode::Eq,
         CmpMode::Ne,
@@ -131,6 +155,7 @@ impl CmpMode {
         ["eq", "ne", "lt", "gt", "le", "ge"][self as usize]
     }
 
+    /// The mode for a `pto.cmode` spelling (`lt`).
     pub fn from_mlir_name(name: &str) -> Option<CmpMode> {
         CmpMode::ALL.into_iter().find(|m| m.mlir_name() == name)
     }
@@ -157,7 +182,9 @@ pub const CMODE_ATTR: &str = "pto.cmode";
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum Storage {
     #[default]
+    /// Elements of the descriptor's DataType.
     Numeric,
+    /// One bit per logical element, packed (docs/isa.md §3.6).
     Predicate,
 }
 
@@ -175,11 +202,17 @@ impl Storage {
 /// A left-fold reduction along an axis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Reduction {
+    /// The sum of the elements.
     Sum,
+    /// The largest element.
     Max,
+    /// The smallest element.
     Min,
+    /// The product of the elements.
     Prod,
+    /// The index of the largest element.
     ArgMax,
+    /// The index of the smallest element.
     ArgMin,
 }
 
@@ -241,9 +274,13 @@ pub enum OperandRole {
     Src,
     /// The one-column (row ops) or one-row (column ops) broadcast vector.
     Bcast,
+    /// A binary op's left operand.
     SrcLeft,
+    /// A binary op's right operand.
     SrcRight,
+    /// TDIV's dividend.
     Numerator,
+    /// TDIV's divisor.
     Denominator,
     /// TSEL's packed predicate mask.
     Pred,
@@ -254,6 +291,7 @@ pub enum OperandRole {
 }
 
 impl OperandRole {
+    /// The contract's name for the role (`source`, `broadcast`, …).
     pub fn name(self) -> &'static str {
         match self {
             OperandRole::Src => "source",
@@ -317,10 +355,13 @@ pub enum ResultKind {
 pub struct OpInfo {
     /// Spec mnemonic, upper case (`TROWEXPANDMAX`).
     pub mnemonic: &'static str,
+    /// How the op's block start names it.
     pub carrier: Carrier,
     /// Position in `spec/catalog/tile-operations.json` `operations[]`.
     pub catalog_index: u16,
+    /// The engine that runs it.
     pub engine: Engine,
+    /// What the op computes.
     pub kind: OpKind,
     /// B.IOT sources in contract order.
     pub sources: &'static [OperandRole],
@@ -329,6 +370,7 @@ pub struct OpInfo {
     pub bindings: &'static [usize],
     /// DataTypes the typed sources ([`OperandRole::carries_type`]) may have; BSTART's DataType.
     pub legal_types: &'static [DataType],
+    /// How the result's geometry and type follow from the sources.
     pub result: ResultKind,
 }
 
@@ -358,6 +400,7 @@ impl OpInfo {
     pub fn mlir_name(&self) -> String {
         format!("pto.{}", self.mnemonic.to_ascii_lowercase())
     }
+    /// Whether `t` is one of the op's legal types.
     pub fn accepts(&self, t: DataType) -> bool {
         self.legal_types.contains(&t)
     }
@@ -495,11 +538,6 @@ pub fn by_selector(mode: u32, function: u32) -> Option<&'static OpInfo> {
                 function: function as u8,
             }
     })
-}
-
-/// The catalogue row a TLSU start opens.
-pub fn by_tlsu(op: TlsuOp) -> Option<&'static OpInfo> {
-    CATALOGUE.iter().find(|o| o.carrier == Carrier::Tlsu(op))
 }
 
 /// The catalogue row with this kind (each kind has exactly one op).

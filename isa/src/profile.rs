@@ -26,6 +26,7 @@ impl NamingModel {
         }
     }
 
+    /// The naming model for a target-profile name.
     pub fn from_name(name: &str) -> Option<NamingModel> {
         [NamingModel::Queue, NamingModel::AbsoluteNoFree]
             .into_iter()
@@ -56,7 +57,7 @@ pub enum SignedDivOverflow {
 
 /// Which instruction lengths the decoder accepts (decision 14).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum InstructionForms {
+pub(crate) enum InstructionForms {
     /// 32-bit words only; 16-, 48- and 64-bit forms are rejected with their length.
     Only32Bit,
 }
@@ -64,19 +65,22 @@ pub enum InstructionForms {
 /// The target profile: every decision of docs/isa.md §9 that code implements.
 #[derive(Debug)]
 pub struct Profile {
+    /// How B.IOT codes name registers (decisions 1–2).
     pub naming: NamingModel,
     /// A B.DATR on an op whose contract does not list DataType has that field ignored, so a pad can
     /// be requested with DataType field 0 — decision 4.
     pub datr_datatype_ignored_when_not_applicable: bool,
+    /// Decision 5.
     pub expdif: ExpDifRounding,
     /// Decision 6.
     pub exp_accuracy: ExpAccuracy,
+    /// Decision 9.
     pub signed_div_overflow: SignedDivOverflow,
     /// At most this many effective Local B.IOT bindings per bundle — decision 11.
     pub max_bindings: usize,
     /// Core aggregate: Σ popcount(mask) × capacity ≤ this many bytes — decision 12.
     pub core_capacity_bytes: u32,
-    pub instruction_forms: InstructionForms,
+    pub(crate) instruction_forms: InstructionForms,
 }
 
 /// The profile ptoc compiles for and its interpreter executes.

@@ -26,7 +26,9 @@ pub struct RegisterFile {
 /// retires.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Placement {
+    /// The register the destination gets.
     pub reg: TileReg,
+    /// The tile the push retired to make room, if any.
     pub retired: Option<TileReg>,
 }
 
@@ -35,6 +37,7 @@ pub struct Placement {
 pub enum PlaceError {
     /// Absolute naming: all 16 registers of the hand are allocated.
     HandFull(Hand),
+    /// The tile would take the core past its capacity.
     Capacity(CapacityExceeded),
 }
 
@@ -98,6 +101,7 @@ impl RegisterFile {
     }
 
     #[inline]
+    /// The naming model the file allocates with.
     pub fn naming(&self) -> NamingModel {
         self.naming
     }
@@ -188,6 +192,7 @@ impl RegisterFile {
     }
 
     #[inline]
+    /// Whether `reg` holds a tile.
     pub fn is_allocated(&self, reg: TileReg) -> bool {
         self.footprints[reg.index() as usize].is_some()
     }

@@ -28,6 +28,7 @@ pub enum RoundingMode {
 }
 
 impl RoundingMode {
+    /// Every mode, in RMode code order (codes 1..=7).
     pub const ALL: [RoundingMode; 7] = [
         RoundingMode::Rne,
         RoundingMode::Rtz,
@@ -91,7 +92,9 @@ impl RoundingMode {
 /// the default control (`None`, no saturation) is what an omitted B.DATR gives.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NumericControl {
+    /// B.DATR RMode; `None` is RMode 0, the op's default.
     pub rmode: Option<RoundingMode>,
+    /// B.DATR Sat: saturate instead of wrapping or overflowing.
     pub sat: bool,
 }
 
@@ -109,6 +112,7 @@ impl NumericControl {
         }
     }
 
+    /// Whether this is the default control (what an omitted B.DATR gives).
     pub fn is_default(self) -> bool {
         self == NumericControl::default()
     }

@@ -13,8 +13,11 @@ use crate::ops::{Axis, ElementOp, OpKind, ResultKind};
 /// `D` is `u32` where every dimension is known and a possibly-unknown dimension in the IR.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Geometry<D> {
+    /// Physical columns.
     pub cols: D,
+    /// Valid rows.
     pub valid_rows: D,
+    /// Valid columns.
     pub valid_cols: D,
 }
 
@@ -114,9 +117,13 @@ pub struct DatrFields {
     pub data_type: bool,
     /// CMode names TCMP's relation (docs/isa.md §1.9).
     pub cmode: bool,
+    /// RMode picks the rounding (TCVT, docs/isa.md §1.10).
     pub rmode: bool,
+    /// Sat saturates (TCVT).
     pub sat: bool,
+    /// Canonicalize (TCVT).
     pub canonicalize: bool,
+    /// Layout (TCVT).
     pub layout: bool,
 }
 

@@ -12,7 +12,9 @@ use std::fmt;
 /// A condition of CMP and SETC; its code is the forms' funct3 (docs/isa.md §11.6, §12.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Cond {
+    /// Equal.
     Eq,
+    /// Not equal.
     Ne,
     /// `(SrcL & x) != 0`.
     And,
@@ -29,6 +31,7 @@ pub enum Cond {
 }
 
 impl Cond {
+    /// Every condition, in funct3 code order.
     pub const ALL: [Cond; 8] = [
         Cond::Eq,
         Cond::Ne,
@@ -45,6 +48,7 @@ impl Cond {
         self as u32
     }
 
+    /// The assembly suffix (`eq`, `ltu`, …).
     pub fn name(self) -> &'static str {
         match self {
             Cond::Eq => "eq",
@@ -78,7 +82,12 @@ impl Cond {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ScalarOp {
     /// `SrcL op (modifier(SrcR) << shamt)`; `word` forms work on bits 31:0 and sign-extend.
-    Alu { op: AluOp, word: bool },
+    Alu {
+        /// The operation.
+        op: AluOp,
+        /// The W form (`ADDW`, …).
+        word: bool,
+    },
     /// `SrcL op SrcR` with no modifier (shifts by SrcR[5:0], MUL, DIV, REM, MAX, MIN).
     Plain(PlainOp),
     /// `SrcL op imm12`.
@@ -86,9 +95,19 @@ pub enum ScalarOp {
     /// `SignExtend64(imm20) << 12`.
     Lui,
     /// `RegDst = (SrcL cond x) ? 1 : 0`, x a register or an immediate.
-    Cmp { cond: Cond, imm: bool },
+    Cmp {
+        /// The relation.
+        cond: Cond,
+        /// Whether `x` is an immediate.
+        imm: bool,
+    },
     /// The block's branch condition: `TAKEN = SrcL cond x` (docs/isa.md §12.4).
-    SetC { cond: Cond, imm: bool },
+    SetC {
+        /// The relation.
+        cond: Cond,
+        /// Whether `x` is an immediate.
+        imm: bool,
+    },
     /// `RegDst = SrcP != 0 ? SrcL : sel(SrcR)`.
     Csel,
 }
@@ -96,29 +115,46 @@ pub enum ScalarOp {
 /// The register forms with a right-operand modifier and shift (docs/isa.md §11.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AluOp {
+    /// `+`.
     Add,
+    /// `-`.
     Sub,
+    /// Bitwise and.
     And,
+    /// Bitwise or.
     Or,
+    /// Bitwise exclusive or.
     Xor,
 }
 
 /// The register forms without a modifier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PlainOp {
+    /// Shift left by `SrcR[5:0]`.
     Sll,
+    /// Logical shift right by `SrcR[5:0]`.
     Srl,
+    /// Arithmetic shift right by `SrcR[5:0]`.
     Sra,
+    /// Low 64 bits of the product.
     Mul,
     /// Low 32 bits of the product, sign-extended.
     MulW,
+    /// Signed quotient; x/0 = 0, MIN/−1 = MIN.
     Div,
+    /// Unsigned quotient; x/0 = 0.
     DivU,
+    /// Signed remainder; x rem 0 = x.
     Rem,
+    /// Unsigned remainder; x rem 0 = x.
     RemU,
+    /// Signed maximum.
     Max,
+    /// Signed minimum.
     Min,
+    /// Unsigned maximum.
     MaxU,
+    /// Unsigned minimum.
     MinU,
 }
 
@@ -131,11 +167,15 @@ pub enum ImmOp {
     SubI,
     /// Sign-extended simm12.
     AndI,
+    /// Sign-extended simm12.
     OrI,
+    /// Sign-extended simm12.
     XorI,
     /// Shift amount 0..63.
     SllI,
+    /// Shift amount 0..63.
     SrlI,
+    /// Shift amount 0..63.
     SraI,
 }
 
@@ -159,7 +199,10 @@ pub enum Format {
     /// SrcL, SrcR, SrcRType; bits 31:27 and 11:7 zero.
     SetC,
     /// SrcL, imm12 31:20 (signed or not), shamt 11:7.
-    SetCImm { signed: bool },
+    SetCImm {
+        /// Whether imm12 is sign-extended.
+        signed: bool,
+    },
     /// RegDst, SrcL, SrcR, SrcRType 26:25, SrcP 31:27.
     Select,
 }
@@ -192,7 +235,9 @@ pub struct ScalarInfo {
     pub mnemonic: &'static str,
     /// The fixed bits: `word & !format.field_mask() == matches` for every word of the form.
     pub matches: u32,
+    /// How the operand fields are laid out.
     pub format: Format,
+    /// What it computes.
     pub op: ScalarOp,
 }
 
@@ -206,7 +251,7 @@ impl ScalarInfo {
 macro_rules! scalar_table {
     ($( $mn:literal: $match:literal, $format:expr, $op:expr; )*) => {
         /// Every scalar form ptoc encodes and decodes (docs/isa.md §11.4–§11.6, §12.4).
-        pub static SCALAR_TABLE: &[ScalarInfo] = &[ $( ScalarInfo {
+        static SCALAR_TABLE: &[ScalarInfo] = &[ $( ScalarInfo {
             mnemonic: $mn, matches: $match, format: $format, op: $op,
         }, )* ];
     };
@@ -290,6 +335,7 @@ scalar_table! {
 /// are none (11 is `.not` for the AND/OR conditions), 01 `.sw`, 10 `.uw`; for CSEL 11 is `.neg`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Modifier {
+    /// No modifier.
     None,
     /// Sign-extend bits 31:0.
     Sw,
@@ -302,6 +348,7 @@ pub enum Modifier {
 }
 
 impl Modifier {
+    /// `x` with the modifier applied.
     pub fn apply(self, x: u64) -> u64 {
         match self {
             Modifier::None => x,
@@ -312,6 +359,7 @@ impl Modifier {
         }
     }
 
+    /// The assembly suffix (`.sw`, …; empty for none).
     pub fn suffix(self) -> &'static str {
         match self {
             Modifier::None => "",
@@ -326,6 +374,7 @@ impl Modifier {
 /// One decoded scalar instruction. Fields a form lacks are zero.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ScalarInst {
+    /// The table row of the form.
     pub info: &'static ScalarInfo,
     /// RegDst (Reg5 code).
     pub dst: u8,
@@ -416,10 +465,11 @@ impl ScalarInst {
     }
 
     /// Whether the form writes RegDst.
-    pub fn writes_dst(&self) -> bool {
+    fn writes_dst(&self) -> bool {
         !matches!(self.info.op, ScalarOp::SetC { .. })
     }
 
+    /// The 32-bit word.
     pub fn encode(&self) -> u32 {
         let reg = |r: u8, at: u32| (r as u32 & 31) << at;
         let imm12 = (self.imm as u32 & 0xFFF) << 20;
@@ -538,7 +588,7 @@ pub fn source_name(code: u8) -> String {
 
 /// The assembly name of a Reg5 destination code: a GPR name, `t`/`u` for a push, `zero` for a
 /// dropped result.
-pub fn destination_name(code: u8) -> String {
+fn destination_name(code: u8) -> String {
     match code {
         1..=23 => GPR_NAMES[code as usize].to_string(),
         30 => "u".to_string(),
