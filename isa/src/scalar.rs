@@ -88,7 +88,7 @@ pub enum ScalarOp {
         /// The W form (`ADDW`, …).
         word: bool,
     },
-    /// `SrcL op SrcR` with no modifier (shifts by SrcR[5:0], MUL, DIV, REM, MAX, MIN).
+    /// `SrcL op SrcR` with no modifier (shifts by `SrcR[5:0]`, MUL, DIV, REM, MAX, MIN).
     Plain(PlainOp),
     /// `SrcL op imm12`.
     Imm(ImmOp),
