@@ -14,8 +14,7 @@ use ptoc_codegen::{read_elf, Kernel, TileMeta};
 use ptoc_ir::{Diagnostic, Location, Source};
 use ptoc_isa::{DataType, FaultClass, Storage, TypeClass};
 use ptoc_runtime::numerics::Flags;
-use ptoc_runtime::tile::ShapeError;
-use ptoc_runtime::{Fault, Machine, Tile};
+use ptoc_runtime::{Fault, Machine, ShapeError, Tile};
 
 /// What a run produced: the fault (if any), the sticky status flags, each result tile and the
 /// final contents of each GM argument the kernel stores to.

@@ -45,9 +45,13 @@ pub trait Carrier:
 /// Row-major element storage at one of the four carrier widths.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Elements {
+    /// One byte per element (8-bit and 4-bit types, predicates).
     B8(Vec<u8>),
+    /// 16-bit carriers.
     B16(Vec<u16>),
+    /// 32-bit carriers.
     B32(Vec<u32>),
+    /// 64-bit carriers.
     B64(Vec<u64>),
 }
 
@@ -102,7 +106,7 @@ macro_rules! each_width {
 
 impl Elements {
     /// `count` zero elements stored at the carrier width of a `bits`-bit type.
-    pub fn zeroed(bits: u32, count: usize) -> Elements {
+    pub(crate) fn zeroed(bits: u32, count: usize) -> Elements {
         match Elements::carrier_bits(bits) {
             8 => Elements::B8(vec![0; count]),
             16 => Elements::B16(vec![0; count]),
@@ -113,7 +117,7 @@ impl Elements {
 
     /// No elements yet, with room for `count` at the carrier width of a `bits`-bit type: a
     /// destination whose kernel writes every element need not be zeroed first.
-    pub fn with_capacity(bits: u32, count: usize) -> Elements {
+    pub(crate) fn with_capacity(bits: u32, count: usize) -> Elements {
         match Elements::carrier_bits(bits) {
             8 => Elements::B8(Vec::with_capacity(count)),
             16 => Elements::B16(Vec::with_capacity(count)),
@@ -123,12 +127,12 @@ impl Elements {
     }
 
     /// Grow (new elements `bits`, cut to the carrier width) or cut to `count` elements.
-    pub fn resize(&mut self, count: usize, bits: u64) {
+    pub(crate) fn resize(&mut self, count: usize, bits: u64) {
         each_width!(self, |v| v.resize(count, Carrier::from_bits(bits)))
     }
 
     /// The carrier width that stores a `bits`-bit element (at least a byte).
-    pub fn carrier_bits(bits: u32) -> u32 {
+    pub(crate) fn carrier_bits(bits: u32) -> u32 {
         bits.next_power_of_two().clamp(8, 64)
     }
 
@@ -142,10 +146,12 @@ impl Elements {
         }
     }
 
+    /// Number of elements.
     pub fn len(&self) -> usize {
         each_width!(self, |v| v.len())
     }
 
+    /// Whether there are no elements.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -161,7 +167,7 @@ impl Elements {
     }
 
     /// Store `bits` (cut to the carrier width) in every element of `range`.
-    pub fn fill(&mut self, range: Range<usize>, bits: u64) {
+    pub(crate) fn fill(&mut self, range: Range<usize>, bits: u64) {
         each_width!(self, |v| v[range].fill(Carrier::from_bits(bits)))
     }
 
@@ -195,10 +201,12 @@ impl Definedness {
         }
     }
 
+    /// Number of elements.
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Whether there are no elements.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -220,7 +228,7 @@ impl Definedness {
     }
 
     /// Set the definedness of every element in `range` (cut to the tile).
-    pub fn set_range(&mut self, range: Range<usize>, defined: bool) {
+    pub(crate) fn set_range(&mut self, range: Range<usize>, defined: bool) {
         let range = range.start.min(self.len)..range.end.min(self.len);
         if range.is_empty() || matches!(self.bits, DefinedBits::Uniform(d) if d == defined) {
             return;
@@ -255,7 +263,7 @@ impl Definedness {
     }
 
     /// Store a bitset whose elements all agree as uniform definedness (the fast path).
-    pub fn compact(&mut self) {
+    pub(crate) fn compact(&mut self) {
         for defined in [false, true] {
             if self.all_equal(defined) {
                 self.bits = DefinedBits::Uniform(defined);

@@ -1,8 +1,8 @@
 //! ptoc's runtime: exact element numerics, the interpreter of encoded tile-bundle words, and the
 //! reference evaluator of unoptimised tile IR (README, Running kernels).
 //!
-//! The interpreter ([`machine`]) and the reference evaluator ([`reference`]) share the numeric
-//! kernels ([`numerics`], [`kernels`]) and nothing else, so a compiled kernel can be checked bit for
+//! The interpreter ([`Machine`]) and the reference evaluator ([`evaluate`], [`evaluate_gm`]) share
+//! the numeric kernels ([`numerics`] and the crate's tile kernels) and nothing else, so a compiled kernel can be checked bit for
 //! bit against the meaning of its source.
 //!
 //! Runtime choices where docs/isa.md is silent (the ISA decisions themselves live in
@@ -13,28 +13,29 @@
 //!   zero gives 0x7F with DZ. EXP of a finite nonzero input always raises NX (UF when tiny).
 //! - A fault outside any block (a stray header command or BSTOP) reports the index the next
 //!   block would get; a program that ends inside a block faults with Fault_BundleControl.
-//! - The scalar core ([`scalar`]) runs the scalar instructions as they are reached; the loader
-//!   sets GPRs with [`Machine::set_gpr`] and maps GM buffers with [`Machine::map_gm`] ([`gm`]).
-//! - A kernel that does not end stops after [`machine::DEFAULT_STEP_LIMIT`] instructions (or
+//! - The scalar core runs the scalar instructions as they are reached; the loader
+//!   sets GPRs with [`Machine::set_gpr`] and maps GM buffers with [`Machine::map_gm`].
+//! - A kernel that does not end stops after [`DEFAULT_STEP_LIMIT`] instructions (or
 //!   [`Machine::set_step_limit`]) with a `StepLimit` fault, which is not an ISA fault.
 //! - A selector the decoder accepts but the catalogue lacks (e.g. TSEL) faults at commit with
 //!   Fault_IllegalInstruction (docs/isa.md §3.5 step 2).
 
-pub mod elements;
-pub mod kernels;
-pub mod numerics;
-pub mod tile;
+#![warn(missing_docs)]
 
-pub use tile::Tile;
-pub mod bundle;
-pub mod gm;
-pub mod machine;
-pub mod scalar;
+mod bundle;
+mod elements;
+mod gm;
+mod kernels;
+mod machine;
+pub mod numerics;
+mod reference;
+mod reference_gm;
+mod scalar;
+mod tile;
 mod tlsu;
 
-pub use machine::{Fault, LoadError, Machine};
-pub mod reference;
-pub mod reference_gm;
-
+pub use elements::{Definedness, Elements};
+pub use machine::{Fault, LoadError, Machine, DEFAULT_STEP_LIMIT};
 pub use reference::{evaluate, evaluate_with_flags, evaluate_with_scalar, EvalError, Evaluation};
 pub use reference_gm::{evaluate_gm, GmArg, GmEvaluation};
+pub use tile::{ShapeError, Tile};

@@ -37,10 +37,15 @@ use std::fmt;
 /// outside a block), the GM element address of a GM fault, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fault {
+    /// The fault class (docs/isa.md §3.5).
     pub class: FaultClass,
+    /// The 0-based bundle, counting every block started.
     pub bundle: usize,
+    /// Byte address of the bundle's BSTART, or of the faulting instruction outside a block.
     pub pc: u64,
+    /// The GM element address of a GM fault (docs/isa.md §15).
     pub address: Option<u64>,
+    /// Why, in words.
     pub message: String,
 }
 
@@ -93,10 +98,14 @@ impl std::error::Error for Fault {}
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("cannot load {reg}: {reason}")]
 pub struct LoadError {
+    /// The register the tile was meant for.
     pub reg: TileReg,
+    /// Why it cannot go there.
     pub reason: String,
 }
 
+/// The interpreter: one core's tile registers, scalar core, GM and status flags, running encoded
+/// words ([`Machine::run`]).
 #[derive(Clone, Debug)]
 pub struct Machine {
     /// The tile each allocated Local register holds.

@@ -14,24 +14,37 @@ use ptoc_isa::ops::CMODE_ATTR;
 use ptoc_isa::{CmpMode, Geometry, NumericControl, OpInfo, OpKind, Storage};
 use std::collections::BTreeMap;
 
+/// Why the reference evaluator cannot evaluate a function on its arguments.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum EvalError {
     #[error("@{function} takes {expected} argument(s), {given} given")]
+    /// The wrong number of arguments.
     ArgCount {
+        /// The function's name.
         function: String,
+        /// How many arguments it takes.
         expected: usize,
+        /// How many were given.
         given: usize,
     },
     #[error("argument {index} ({ty}): {message}")]
+    /// An argument that does not fit its parameter's type.
     Arg {
+        /// 0-based argument index.
         index: usize,
+        /// The parameter's type, as written.
         ty: String,
+        /// What does not fit.
         message: String,
     },
     #[error("{loc}: {mnemonic}: {message}")]
+    /// An op the evaluator rejects on its operands.
     Op {
+        /// Where the op is in the source.
         loc: Location,
+        /// The op's mnemonic.
         mnemonic: String,
+        /// Why.
         message: String,
     },
 }
@@ -39,7 +52,9 @@ pub enum EvalError {
 /// The results of a function, one tile per returned value, and the OR of all status flags.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Evaluation {
+    /// One tile per returned value.
     pub results: Vec<Tile>,
+    /// The OR of every op's status flags.
     pub flags: Flags,
 }
 
@@ -48,6 +63,7 @@ pub fn evaluate(func: &Function, args: &[Tile]) -> Result<Vec<Tile>, EvalError> 
     evaluate_with_flags(func, args).map(|e| e.results)
 }
 
+/// [`evaluate`], also returning the status flags.
 pub fn evaluate_with_flags(func: &Function, args: &[Tile]) -> Result<Evaluation, EvalError> {
     if args.len() != func.args.len() {
         return Err(EvalError::ArgCount {

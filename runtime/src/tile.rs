@@ -11,18 +11,24 @@ use ptoc_isa::geometry::predicate_bytes;
 use ptoc_isa::{DataType, Geometry, SizeCode, Storage};
 use std::fmt;
 
+/// A tile value: descriptor, row-major elements and their definedness (docs/isa.md §3.2).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tile {
     /// Numeric, or a predicate: one element per logical bit, each 0 or 1, on U8 carriers
     /// ([`PREDICATE_DTYPE`]); [`Tile::packed_predicate`] gives the spec's packed bytes.
     pub storage: Storage,
+    /// The element type (for a predicate, [`PREDICATE_DTYPE`]).
     pub dtype: DataType,
     /// The SizeCode the tile was allocated with; `None` for reference-evaluator tiles, whose
     /// physical shape is the IR type's as written.
     pub size_code: Option<SizeCode>,
+    /// Physical rows.
     pub rows: u32,
+    /// Physical columns.
     pub cols: u32,
+    /// Valid rows (the top of the tile the op reads and writes).
     pub valid_rows: u32,
+    /// Valid columns.
     pub valid_cols: u32,
     /// `rows × cols` elements, row-major, at the carrier width of `dtype`.
     pub elements: Elements,
@@ -124,6 +130,7 @@ impl Tile {
         Ok(tile)
     }
 
+    /// Whether the tile is a predicate tile (docs/isa.md §3.6).
     pub fn is_predicate(&self) -> bool {
         self.storage == Storage::Predicate
     }
@@ -220,7 +227,7 @@ impl Tile {
     /// Check what the public fields must agree on: nonzero dimensions, valid shape within the
     /// physical one, and element/definedness vectors of `rows × cols` entries, the elements at
     /// the type's carrier width.
-    pub fn check_consistent(&self) -> Result<(), ShapeError> {
+    pub(crate) fn check_consistent(&self) -> Result<(), ShapeError> {
         let (r, c, vr, vc) = (self.rows, self.cols, self.valid_rows, self.valid_cols);
         if r == 0 || c == 0 || vr == 0 || vc == 0 || vr > r || vc > c {
             return Err(ShapeError(format!("inconsistent tile shape {self}")));
@@ -247,6 +254,7 @@ impl Tile {
         self.elements.len()
     }
 
+    /// Whether the tile has no elements.
     pub fn is_empty(&self) -> bool {
         self.elements.is_empty()
     }
@@ -262,7 +270,7 @@ impl Tile {
     }
 
     /// Drop the bits above the element width (4-bit types keep a byte per element).
-    pub fn drop_bits_above_width(&mut self) {
+    pub(crate) fn drop_bits_above_width(&mut self) {
         let mask = self.element_mask();
         if self.elements.width() > self.dtype.bits() || self.is_predicate() {
             for i in 0..self.len() {
@@ -271,6 +279,7 @@ impl Tile {
         }
     }
 
+    /// The row-major index of (row, col).
     pub fn index(&self, row: usize, col: usize) -> usize {
         row * self.cols as usize + col
     }
@@ -294,7 +303,7 @@ impl Tile {
     }
 
     /// Whether every element of the valid rectangle is defined.
-    pub fn valid_region_defined(&self) -> bool {
+    pub(crate) fn valid_region_defined(&self) -> bool {
         let (vr, vc) = (self.valid_rows as usize, self.valid_cols as usize);
         if self.defined.all(0..self.len()) {
             return true;
@@ -307,7 +316,7 @@ impl Tile {
 
     /// The first element of the valid rectangle that is not a valid encoding of the type
     /// (TF32/HF32 low bits nonzero); no scan at all for types without such bits.
-    pub fn first_invalid_encoding(&self) -> Option<u64> {
+    pub(crate) fn first_invalid_encoding(&self) -> Option<u64> {
         let low = (1u64 << self.dtype.required_zero_low_bits()) - 1;
         if low == 0 {
             return None;
@@ -329,7 +338,7 @@ impl Tile {
     }
 
     /// The elements as a row-major kernel operand.
-    pub fn view(&self) -> crate::kernels::View<'_> {
+    pub(crate) fn view(&self) -> crate::kernels::View<'_> {
         crate::kernels::View::new(&self.elements, self.cols as usize)
     }
 

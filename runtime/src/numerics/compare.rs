@@ -13,7 +13,7 @@ use ptoc_isa::{CmpMode, DataType, TypeClass};
 
 /// A comparison resolved for one element type, so a kernel looks the type up once per tile.
 #[derive(Clone, Copy, Debug)]
-pub enum CompareElement {
+pub(crate) enum CompareElement {
     Float(CmpMode, &'static Format),
     Integer {
         mode: CmpMode,

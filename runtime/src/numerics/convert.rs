@@ -5,7 +5,7 @@
 //!   destination keeps the low bits (modulo narrowing, sign or zero extension when widening),
 //!   with Sat it is clamped to the destination's range. No flags (`TileConvertIntegerValue`,
 //!   `asl/tile/model/numeric/formats.asl`).
-//! - Anything to a float: the exact source value is rounded once by [`round_exact_in`] under the
+//! - Anything to a float: the exact source value is rounded once by `round::round_exact_in` under the
 //!   mode (64-bit integers to FP32/FP16 round); a NaN gives the canonical NaN (NV if signalling);
 //!   an infinity stays one, except that Sat clamps it and E4M3 has none (decision 32); with Sat an
 //!   overflow gives the largest finite value of its sign.
@@ -52,7 +52,7 @@ enum Value {
 /// A TCVT resolved for one (source, destination) pair and control, so a kernel looks the types
 /// up once per tile.
 #[derive(Clone, Copy, Debug)]
-pub struct Conversion {
+pub(crate) struct Conversion {
     src: Side,
     dst: Side,
     mode: RoundingMode,

@@ -1,7 +1,7 @@
 //! Static per-type dispatch: one zero-sized [`Lane`] type per arithmetic DataType, so element loops
 //! are monomorphised per (op, type) and the hot path never branches on the DataType per element.
 //!
-//! [`with_lane`] is the single `match` from a runtime DataType to its lane.
+//! `with_lane` is the single `match` from a runtime DataType to its lane.
 
 use super::format::{self, Format};
 use super::minmax::{
@@ -14,6 +14,7 @@ use ptoc_isa::{DataType, ElementOp};
 
 /// The six same-type element operations of one DataType, plus its encoding checks.
 pub trait Lane {
+    /// The DataType this lane computes on.
     const DTYPE: DataType;
     /// How a tile stores this type's elements.
     type Carrier: Carrier;
@@ -25,11 +26,17 @@ pub trait Lane {
     fn pick_ordered(pick: Pick, a: Self::Carrier, b: Self::Carrier) -> Self::Carrier;
     /// Whether `x` is a NaN (never, for integers).
     fn is_nan(x: Self::Carrier) -> bool;
+    /// ADD on two elements.
     fn add(a: u64, b: u64) -> (u64, Flags);
+    /// SUB on two elements.
     fn sub(a: u64, b: u64) -> (u64, Flags);
+    /// MUL on two elements.
     fn mul(a: u64, b: u64) -> (u64, Flags);
+    /// DIV on two elements (docs/isa.md §1.7, §1.8).
     fn div(a: u64, b: u64) -> (u64, Flags);
+    /// MAX on two elements (docs/isa.md §1.8).
     fn max(a: u64, b: u64) -> (u64, Flags);
+    /// MIN on two elements (docs/isa.md §1.8).
     fn min(a: u64, b: u64) -> (u64, Flags);
     /// Valid encoding (TF32/HF32 low bits zero; always true for the others).
     fn valid(bits: u64) -> bool;
@@ -46,6 +53,7 @@ macro_rules! float_lane {
     };
     // `$is_nan`: the NaN test on the carrier (a native float compare where the type is one).
     ($name:ident, $fmt:path, $dt:ident, $carrier:ty, $is_nan:expr) => {
+        #[doc = concat!("The ", stringify!($dt), " lane.")]
         pub struct $name;
         impl $name {
             const FMT: &'static Format = &$fmt;
@@ -107,6 +115,7 @@ macro_rules! float_lane {
 
 macro_rules! int_lane {
     ($name:ident, $signed:expr, $bits:expr, $dt:ident, $carrier:ty) => {
+        #[doc = concat!("The ", stringify!($dt), " lane.")]
         pub struct $name;
         impl Lane for $name {
             const DTYPE: DataType = DataType::$dt;
@@ -184,16 +193,16 @@ int_lane!(U16, false, 16, U16, u16);
 int_lane!(U8, false, 8, U8, u8);
 
 /// A same-type element function on raw bits.
-pub type ElementFn = fn(u64, u64) -> (u64, Flags);
+pub(crate) type ElementFn = fn(u64, u64) -> (u64, Flags);
 
 /// Something generic over a lane, run once a DataType is known.
-pub trait LaneVisitor {
+pub(crate) trait LaneVisitor {
     type Output;
     fn visit<L: Lane>(self) -> Self::Output;
 }
 
 /// Run `visitor` with the lane of `dtype`; `None` for non-arithmetic types.
-pub fn with_lane<V: LaneVisitor>(dtype: DataType, visitor: V) -> Option<V::Output> {
+pub(crate) fn with_lane<V: LaneVisitor>(dtype: DataType, visitor: V) -> Option<V::Output> {
     Some(match dtype {
         DataType::FP64 => visitor.visit::<Fp64>(),
         DataType::FP32 => visitor.visit::<Fp32>(),
@@ -216,7 +225,7 @@ pub fn with_lane<V: LaneVisitor>(dtype: DataType, visitor: V) -> Option<V::Outpu
 }
 
 /// The lane function of a same-type element op (`None` for EXPDIF, which is not a lane op).
-pub fn lane_fn<L: Lane>(op: ElementOp) -> Option<ElementFn> {
+pub(crate) fn lane_fn<L: Lane>(op: ElementOp) -> Option<ElementFn> {
     Some(match op {
         ElementOp::Add => L::add,
         ElementOp::Sub => L::sub,
@@ -229,7 +238,7 @@ pub fn lane_fn<L: Lane>(op: ElementOp) -> Option<ElementFn> {
 }
 
 /// One scalar element op (used by [`super::binary`]; the tile loops use lanes directly).
-pub struct ScalarBinary {
+pub(crate) struct ScalarBinary {
     pub op: ElementOp,
     pub a: u64,
     pub b: u64,

@@ -1,32 +1,37 @@
 //! Exact element numerics on raw bit patterns (docs/isa.md §1.3–1.8, §5, §9 decisions 5–9).
 //!
 //! Every element is a `u64` carrier whose low `bits` bits are significant; results always have the
-//! upper bits zero. (Tiles store elements at their native width, [`crate::elements`]; MIN/MAX also
-//! run on those carriers directly, [`minmax::float_pick_in`].) Each operation returns `(result bits, status flags)`. Files: [`format`] (float
-//! layouts), [`round`] (the single rounder, RNE or a TCVT mode), [`convert`] (TCVT), [`compare`] (TCMP), [`float_arith`], [`minmax`], [`integer`],
-//! [`exp`], [`lane`] (per-type static dispatch for the hot loops) and [`reduce`] (ordered folds).
+//! upper bits zero. (Tiles store elements at their native width, [`crate::Elements`]; MIN/MAX also
+//! run on those carriers directly, `minmax::float_pick_in`.) Each operation returns `(result bits, status flags)`. Files: [`format`](mod@format) (float
+//! layouts), [`round`] (the single rounder, RNE or a TCVT mode), [`convert`] (TCVT), [`compare`] (TCMP), `float_arith`, `minmax`, `integer`,
+//! `exp`, [`lane`] (per-type static dispatch for the hot loops) and [`reduce`] (ordered folds).
 
 pub mod compare;
 pub mod convert;
-pub mod exp;
-pub mod float_arith;
+pub(crate) mod exp;
+pub(crate) mod float_arith;
 /// The float formats are ISA facts; the numerics work on their unpacked values.
 pub use ptoc_isa::float as format;
-pub mod integer;
+pub(crate) mod integer;
 pub mod lane;
-pub mod minmax;
+pub(crate) mod minmax;
 pub mod reduce;
 pub mod round;
-pub mod unary;
+pub(crate) mod unary;
 
 use ptoc_isa::{DataType, ElementOp, TypeClass, UnaryOp};
 
 /// Sticky numeric status flags, `CORE_STATE[36:32]` (docs/isa.md §5.4).
 pub type Flags = u8;
+/// Invalid operation (bit 0, docs/isa.md §5.4).
 pub const NV: Flags = 0x01;
+/// Division by zero (bit 1).
 pub const DZ: Flags = 0x02;
+/// Overflow (bit 2).
 pub const OF: Flags = 0x04;
+/// Underflow (bit 3).
 pub const UF: Flags = 0x08;
+/// Inexact (bit 4).
 pub const NX: Flags = 0x10;
 
 /// Spell flags as `NV|NX` (empty string for none).
@@ -74,7 +79,7 @@ pub fn unary(op: UnaryOp, dtype: DataType, a: u64) -> Option<(u64, Flags)> {
 
 /// A unary op resolved for one element type, so a kernel looks the type up once per tile.
 #[derive(Clone, Copy, Debug)]
-pub enum UnaryElement {
+pub(crate) enum UnaryElement {
     Float(UnaryOp, &'static format::Format),
     Integer {
         op: IntegerUnary,
@@ -85,7 +90,7 @@ pub enum UnaryElement {
 
 /// The unary ops defined on integers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IntegerUnary {
+pub(crate) enum IntegerUnary {
     Abs,
     Neg,
     Relu,

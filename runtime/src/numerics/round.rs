@@ -4,8 +4,8 @@
 //! Every float result in the runtime is produced here, so rounding, gradual underflow (tininess
 //! detected after rounding), overflow (±inf, the largest finite value for the modes that round
 //! toward it, or the canonical NaN for E4M3, §9 decision 7), signed zeros and the NX/UF/OF flags
-//! are decided in one place (docs/isa.md §5.1–5.4). Arithmetic rounds RNE ([`round_exact`]); TCVT
-//! rounds under its B.DATR RMode ([`round_exact_in`], [`round_to_integer`], docs/isa.md §1.10).
+//! are decided in one place (docs/isa.md §5.1–5.4). Arithmetic rounds RNE (`round_exact`); TCVT
+//! rounds under its B.DATR RMode (`round_exact_in`, `round_to_integer`, docs/isa.md §1.10).
 
 use super::format::{Class, Format, FP64};
 use super::{Flags, NX, OF, UF};
@@ -62,7 +62,7 @@ fn shift_round(mant: u128, shift: i32, negative: bool, mode: RoundingMode) -> (u
 ///
 /// `known_inexact` says the value itself is already an approximation (EXP), so NX (and UF when the
 /// result is tiny) are raised even if this last rounding is exact.
-pub fn round_exact(
+pub(crate) fn round_exact(
     fmt: &Format,
     negative: bool,
     mant: u128,
@@ -77,7 +77,7 @@ pub fn round_exact(
 /// negative values) and the largest finite value otherwise (RTZ, RTO, and the other directed
 /// mode), as IEEE 754 specifies for the directed modes; E4M3, which has no infinity, gives its
 /// NaN where an infinity would be (docs/isa.md §9 decision 7). Either way OF|NX.
-pub fn round_exact_in(
+pub(crate) fn round_exact_in(
     fmt: &Format,
     negative: bool,
     mant: u128,
@@ -142,7 +142,7 @@ pub fn round_exact_in(
 
 /// The magnitude of the exact value `(-1)^negative · mant · 2^exp` rounded to an integer under
 /// `mode`, and whether it was inexact; `None` when the magnitude is 2^128 or more.
-pub fn round_to_integer(
+pub(crate) fn round_to_integer(
     negative: bool,
     mant: u128,
     exp: i32,
