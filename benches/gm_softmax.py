@@ -7,7 +7,8 @@ Both sides get the same input; each is timed as the median of RUNS runs of wall 
          the 16 MiB .npy, interpreting every bundle, writing y.npy);
   numpy: m = x.max(1); e = exp(x - m); y = e / e.sum(1)  (float32 throughout, in-process).
 The outputs are compared (largest difference in units in the last place), so a fast wrong answer
-cannot pass as a result. Usage: benches/gm_softmax.py [RUNS=3]  (builds ptoc in release first; needs numpy, e.g.
+cannot pass as a result. Usage: benches/gm_softmax.py [RUNS=3]  (builds ptoc in release first, in $CARGO_TARGET_DIR or
+target/; needs numpy, e.g.
 .venv/bin/python benches/gm_softmax.py after scripts/python-env)
 """
 import os
@@ -42,7 +43,8 @@ def ulps(a, b):
 
 def main():
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "ptoc"], cwd=ROOT, check=True)
-    ptoc = os.path.join(ROOT, "target", "release", "ptoc")
+    # cargo resolves a relative CARGO_TARGET_DIR against its working directory, ROOT here.
+    ptoc = os.path.join(ROOT, os.environ.get("CARGO_TARGET_DIR", "target"), "release", "ptoc")
     rng = np.random.default_rng(12)
     x = rng.standard_normal((ROWS, COLS), dtype=np.float32) * np.float32(4)
     with tempfile.TemporaryDirectory() as tmp:

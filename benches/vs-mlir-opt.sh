@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-30}
 cargo build --release -q -p ptoc
-ptoc=target/release/ptoc
+ptoc=${CARGO_TARGET_DIR:-target}/release/ptoc
 mlir_opt=/usr/lib/llvm-22/bin/mlir-opt
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
