@@ -4,7 +4,11 @@
 #   front end:  ptoc --emit=mlir --pass-pipeline= (parse → import → export → print, no pass) on a
 #               generated 1000-op kernel;
 #   end to end: ptoc FILE -o out.bin (default pipeline, codegen, ELF) on the shipped example and on
-#               a generated kernel with as many ops as the 64 registers allow (62 + 2 arguments).
+#               a generated kernel with as many ops as the 64 registers allow (62 + 2 arguments),
+#               and on two GM kernels with an scf.for loop (design §10): a 256-iteration affine
+#               loop (test/runtime/gm/affine-256.mlir) and the 4096-iteration row softmax
+#               (examples/gm_softmax.mlir). Compile time does not grow with the trip count (the
+#               loop stays a loop), so these measure the GM path: bounds, allocation, lowering.
 # Usage: benches/vs-mlir-opt.sh [RUNS=30]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,3 +46,8 @@ row "-o out.bin, examples/softmax_rows.mlir" \
 row "-o out.bin, 62 ops (register budget)" \
   "$(median_ms "$ptoc" "$dir/ops62.mlir" -o "$dir/b.bin")" \
   "$(median_ms "$mlir_opt" --allow-unregistered-dialect "$dir/ops62.mlir")"
+for gm in test/runtime/gm/affine-256.mlir examples/gm_softmax.mlir; do
+  row "-o out.bin, GM ${gm##*/}" \
+    "$(median_ms "$ptoc" "$gm" -o "$dir/gm.bin")" \
+    "$(median_ms "$mlir_opt" --allow-unregistered-dialect "$gm")"
+done
