@@ -522,7 +522,7 @@ fn run_kernel(
             Ok(json) => json + "\n",
             Err(e) => return Err(format!("error: cannot write the JSON report: {e}")),
         },
-        RunFormat::Text => report::run_text(kernel, &run),
+        RunFormat::Text => report::run_text(kernel, &run, out_dir.filter(|_| run.fault.is_none())),
     };
     write_output(None, text.as_bytes())?;
     Ok(run.fault.is_none())

@@ -6,6 +6,7 @@
 ; RUN: ptoc asm %s -o %t.bin
 ; RUN: ptoc run %t.bin --arg x=%S/Inputs/f32_4x8_x.npy --arg n=3 | FileCheck %s
 ; RUN: rm -rf %t.d && ptoc run %t.bin --arg x=%S/Inputs/f32_4x8_x.npy --arg n=3 --out-dir %t.d && ls %t.d | FileCheck %s --check-prefix=FILES
+; RUN: rm -rf %t.d && ptoc run %t.bin --arg x=%S/Inputs/f32_4x8_x.npy --arg n=3 --out-dir %t.d | FileCheck %s --check-prefix=WRITTEN
 ; RUN: not ptoc run %t.bin --arg x=%S/Inputs/f32_4x8_x.npy --arg n=5 --format json | FileCheck %s --check-prefix=FAULT
 ; RUN: not ptoc run %t.bin --arg x=%S/Inputs/f32_4x8_x.npy --arg n=abc 2>&1 | FileCheck %s --check-prefix=BAD
 ;
@@ -16,6 +17,9 @@
 ; CHECK-NEXT:   [10, 11, 12, 13, 14, 15, 16, 17]
 ; CHECK-NEXT:   [0, 0, 0, 0, 0, 0, 0, 0]
 ; FILES: out.npy
+; WRITTEN:      kernel double_rows: ok, flags 0x00
+; WRITTEN-NEXT: out = memref FP32 4x8, written to {{.*}}out.npy
+; WRITTEN-NOT:  [
 ; FAULT: "status":"fault"
 ; FAULT-SAME: "class":"Fault_DataPage","bundle":17,"address":"0x10080"
 ; BAD: error: argument 'n' (index in a2): 'abc' is not an integer

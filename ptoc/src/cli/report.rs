@@ -99,8 +99,9 @@ pub fn run_report(kernel: &Kernel, run: &Run) -> RunReport {
     }
 }
 
-/// The valid region of each result as text, one row per line.
-pub fn run_text(kernel: &Kernel, run: &Run) -> String {
+/// The valid region of each result as text, one row per line, then each stored memref: its rows,
+/// or, when `out_dir` is given (the values are in its `.npy`), the file they were written to.
+pub fn run_text(kernel: &Kernel, run: &Run, out_dir: Option<&std::path::Path>) -> String {
     let mut out = String::new();
     if let Some(fault) = &run.fault {
         out.push_str(&format!(
@@ -138,10 +139,14 @@ pub fn run_text(kernel: &Kernel, run: &Run) -> String {
     }
     let stored = kernel.meta.memrefs.iter().filter(|m| m.stored);
     for (m, values) in stored.zip(&run.memrefs) {
-        out.push_str(&format!(
-            "{} = memref {} {}x{}\n",
-            m.name, m.dtype, m.rows, m.cols
-        ));
+        let head = format!("{} = memref {} {}x{}", m.name, m.dtype, m.rows, m.cols);
+        // With --out-dir the values are in the file: a GM tensor may hold millions of them.
+        if let Some(dir) = out_dir {
+            let file = dir.join(format!("{}.npy", m.name));
+            out.push_str(&format!("{head}, written to {}\n", file.display()));
+            continue;
+        }
+        out.push_str(&format!("{head}\n"));
         for row in values.chunks(m.cols.max(1) as usize) {
             let row: Vec<String> = row.iter().map(|&v| format_element(m.dtype, v)).collect();
             out.push_str(&format!("  [{}]\n", row.join(", ")));
