@@ -330,7 +330,7 @@ impl Driver {
         let reference = self
             .reference_module(&module)
             .map_err(|d| VerifyError::Compile(d.into()))?;
-        let checked = check_kernels(&kernels, &reference, trials, seed);
+        let checked = check_kernels(&kernels, &reference, trials, seed, &[]);
         for (kernel, outcome) in checked {
             match outcome {
                 Ok(None) => {}
@@ -470,23 +470,49 @@ impl Driver {
 /// Check each compiled kernel against its reference (the module after `reference_module`):
 /// straight-line functions through [`verify_kernel`], GM kernels through
 /// [`verify_compiled_gm_kernel`]. `kernels` is in [`Driver::lower`]'s order: the functions'
-/// kernels first, then the GM kernels' (design §10).
+/// kernels first, then the GM kernels' (design §10). A GM kernel's `index` scalar named in
+/// `index_values` takes that value in every trial, any other is 0 (a random loop bound could run
+/// for hours); [`index_scalar_names`] lists the names.
 pub fn check_kernels<'k>(
     kernels: &'k [Kernel],
     reference: &'k Module,
     trials: u32,
     seed: u64,
+    index_values: &'k [(String, u64)],
 ) -> impl Iterator<Item = (&'k Kernel, Result<Option<Mismatch>, ExecError>)> + 'k {
     let (functions, gm_kernels) = kernels.split_at(reference.functions.len().min(kernels.len()));
     let gm = gm_kernels
         .iter()
         .zip(&reference.gm_kernels)
-        .map(move |(k, source)| (k, verify_compiled_gm_kernel(k, source, trials, seed)));
+        .map(move |(k, source)| {
+            let values: Vec<(usize, u64)> = index_scalar_names(source)
+                .into_iter()
+                .filter_map(|(i, name)| {
+                    let (_, v) = index_values.iter().find(|(n, _)| *n == name)?;
+                    Some((i, *v))
+                })
+                .collect();
+            (
+                k,
+                verify_compiled_gm_kernel(k, source, trials, seed, &values),
+            )
+        });
     functions
         .iter()
         .zip(&reference.functions)
         .map(move |(k, func)| (k, verify_kernel(k, func, trials, seed)))
         .chain(gm)
+}
+
+/// The `index` scalar arguments of a GM kernel: position and source name.
+pub fn index_scalar_names(kernel: &ptoc_ir::GmKernel) -> Vec<(usize, String)> {
+    kernel
+        .args
+        .iter()
+        .enumerate()
+        .filter(|&(_, &id)| kernel.ty(id).scalar() == Some(ptoc_ir::ScalarType::Index))
+        .map(|(i, &id)| (i, kernel.display_name(id)))
+        .collect()
 }
 
 /// `bytes` as text, or an error at the line and column of the first byte that is not UTF-8

@@ -83,6 +83,9 @@ enum Command {
         /// Target profile used when compiling (`queue` or `absolute`).
         #[arg(long, value_name = "PROFILE", default_value = "queue", value_parser = parse_profile)]
         target_profile: NamingModel,
+        /// `NAME=N`: a GM kernel's `index` argument takes N in every trial (others are 0).
+        #[arg(long = "arg", value_name = "NAME=N")]
+        args: Vec<String>,
     },
     /// Print the canonical assembly of an ELF object written by ptoc.
     Disasm {
@@ -209,7 +212,8 @@ fn main() -> ExitCode {
             seed,
             opt_level,
             target_profile,
-        }) => run_verify(&input, trials, seed, (opt_level, target_profile)),
+            args,
+        }) => run_verify(&input, trials, seed, (opt_level, target_profile), &args),
         None => run_compile(cli.compile),
     };
     match result {
@@ -598,6 +602,7 @@ fn run_verify(
     trials: u32,
     seed: u64,
     compile: (u8, NamingModel),
+    args: &[String],
 ) -> Result<bool, String> {
     let driver = default_driver(compile)?;
     let Some((module, kernels)) = compile_source(&driver, input)? else {
@@ -607,8 +612,29 @@ fn run_verify(
         Ok(r) => r,
         Err(diags) => return Ok(report(&SourceMap::default(), &diags)),
     };
+    let known: Vec<String> = reference
+        .gm_kernels
+        .iter()
+        .flat_map(|k| ptoc::index_scalar_names(k).into_iter().map(|(_, n)| n))
+        .collect();
+    let mut index_values = Vec::new();
+    for arg in args {
+        let (name, value) = arg
+            .split_once('=')
+            .ok_or_else(|| format!("error: --arg {arg}: expected NAME=N"))?;
+        if !known.iter().any(|k| k == name) {
+            return Err(format!(
+                "error: --arg {arg}: no GM kernel has an index argument '{name}' (index arguments: {})",
+                if known.is_empty() { "none".to_string() } else { known.join(", ") }
+            ));
+        }
+        let value = scalar_bits(ScalarType::Index, value)
+            .map_err(|e| format!("error: --arg {arg}: {e}"))?;
+        index_values.push((name.to_string(), value));
+    }
     let mut ok = true;
-    for (kernel, outcome) in ptoc::check_kernels(&kernels, &reference, trials, seed) {
+    for (kernel, outcome) in ptoc::check_kernels(&kernels, &reference, trials, seed, &index_values)
+    {
         match outcome.map_err(|e| format!("error: {e}"))? {
             None => println!(
                 "@{}: {trials} trials (seed {seed}), compiled code matches the source bit for bit",

@@ -611,10 +611,11 @@ pub fn verify_compiled_gm_kernel(
     source: &GmKernel,
     trials: u32,
     seed: u64,
+    index_values: &[(usize, u64)],
 ) -> Result<Option<Mismatch>, ExecError> {
     crate::exec::check_gm_size(kernel)?;
     let mut exec_error = None;
-    let found = verify_gm_kernel(source, trials, seed, &[], |args| {
+    let found = verify_gm_kernel(source, trials, seed, index_values, |args| {
         let inputs: Vec<Vec<u64>> = args
             .iter()
             .map(|a| match a {
@@ -1052,14 +1053,14 @@ func.func @k(%x: memref<4x8xi32>, %y: memref<4x8xi32>) {
         let kernels = driver.compile_kernels(&module).unwrap();
         let source = reference_of(&text, "column-normalise.mlir");
         assert_eq!(
-            verify_compiled_gm_kernel(&kernels[0], &source, 2, 5),
+            verify_compiled_gm_kernel(&kernels[0], &source, 2, 5, &[]),
             Ok(None)
         );
         let other = reference_of(
             &text.replace("\"pto.tdiv\"", "\"pto.tsub\""),
             "column-normalise.mlir",
         );
-        let mismatch = verify_compiled_gm_kernel(&kernels[0], &other, 2, 5)
+        let mismatch = verify_compiled_gm_kernel(&kernels[0], &other, 2, 5, &[])
             .unwrap()
             .expect("TDIV is not TSUB");
         assert_eq!(mismatch.result, Some((1, "y".to_string())));

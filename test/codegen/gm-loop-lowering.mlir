@@ -7,7 +7,8 @@
 // RUN: ptoc %s | FileCheck %s
 // RUN: ptoc run %s --arg x=%S/../runtime/Inputs/f32_4x8_x.npy --arg a=2 --arg n=3 | FileCheck %s --check-prefix=OUT
 // RUN: ptoc run %s --arg x=%S/../runtime/Inputs/f32_4x8_x.npy --arg a=2 --arg n=0 | FileCheck %s --check-prefix=ZERO
-// RUN: ptoc verify %s --trials 3 | FileCheck %s --check-prefix=VERIFY
+// RUN: ptoc verify %s --trials 3 --arg n=4 | FileCheck %s --check-prefix=VERIFY
+// RUN: not ptoc verify %s --arg m=4 2>&1 | FileCheck %s --check-prefix=NONAME
 
 // CHECK:      .memref x, a0, FP32, 4x8, pos=0
 // CHECK-NEXT: .memref y, a1, FP32, 4x8, pos=1, stored
@@ -46,6 +47,7 @@
 // ZERO-COUNT-4: [0, 0, 0, 0, 0, 0, 0, 0]
 
 // VERIFY: @scale_rows: 3 trials (seed 0), compiled code matches the source bit for bit
+// NONAME: error: --arg m=4: no GM kernel has an index argument 'm' (index arguments: n)
 
 func.func @scale_rows(%x: memref<4x8xf32>, %y: memref<4x8xf32>, %a: f32, %n: index) {
   %c0 = arith.constant 0 : index
