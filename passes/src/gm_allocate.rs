@@ -544,20 +544,27 @@ impl Alloc<'_> {
         Ok(hand)
     }
 
-    /// Re-push `sources` (in order), 16 to a hand: onto `fixed` (one hand per source), or onto
-    /// the hands with the fewest live tiles. Values the sequence would retire while still needed
-    /// are first rescued onto a hand it does not use. Returns each source's hand and copy.
+    /// Re-push the tile operands of `op` from operand `first` on (a loop's initial carried
+    /// values, a yield's next ones), in order, 16 to a hand: onto `fixed` (one hand per tile),
+    /// or onto the hands with the fewest live tiles; then point those operands at the copies.
+    /// Values the sequence would retire while still needed are first rescued onto a hand it
+    /// does not use. Returns the tiles' operand positions and their hands.
     #[allow(clippy::too_many_arguments)]
     fn canonical(
         &mut self,
         q: &mut Queue,
         latest: &mut HashMap<ValueId, ValueId>,
         live: &dyn Fn(ValueId) -> bool,
-        sources: &[ValueId],
+        op: &mut GmOp,
+        first: usize,
         fixed: Option<&[Hand]>,
-        loc: &Location,
         out: &mut Vec<GmOp>,
-    ) -> Result<(Vec<Hand>, Vec<ValueId>), Diagnostic> {
+    ) -> Result<(Vec<usize>, Vec<Hand>), Diagnostic> {
+        let tile_at: Vec<usize> = (first..op.operands.len())
+            .filter(|&j| self.kernel.ty(op.operands[j]).tile().is_some())
+            .collect();
+        let sources: Vec<ValueId> = tile_at.iter().map(|&j| op.operands[j]).collect();
+        let loc = &op.loc.clone();
         let hands: Vec<Hand> = match fixed {
             Some(h) => h.to_vec(),
             None => {
@@ -626,7 +633,10 @@ impl Alloc<'_> {
             copies.push(copy);
             out.push(op);
         }
-        Ok((hands, copies))
+        for (&j, &c) in tile_at.iter().zip(&copies) {
+            op.operands[j] = c;
+        }
+        Ok((tile_at, hands))
     }
 
     /// The queue that holds exactly `values`, pushed in order onto `hands`.
@@ -697,22 +707,8 @@ impl Alloc<'_> {
                     out.push(op);
                 }
                 GmOpKind::For(_) => {
-                    let tile_at: Vec<usize> = (3..op.operands.len())
-                        .filter(|&j| self.kernel.ty(op.operands[j]).tile().is_some())
-                        .collect();
-                    let inits: Vec<ValueId> = tile_at.iter().map(|&j| op.operands[j]).collect();
-                    let (hands, copies) = self.canonical(
-                        q,
-                        &mut latest,
-                        &live_after,
-                        &inits,
-                        None,
-                        &op.loc,
-                        &mut out,
-                    )?;
-                    for (&j, &c) in tile_at.iter().zip(&copies) {
-                        op.operands[j] = c;
-                    }
+                    let (tile_at, hands) =
+                        self.canonical(q, &mut latest, &live_after, &mut op, 3, None, &mut out)?;
                     let GmOpKind::For(body) = &mut op.kind else {
                         unreachable!("matched above")
                     };
@@ -728,22 +724,8 @@ impl Alloc<'_> {
                 }
                 GmOpKind::Yield => {
                     if let Some(hands) = frame {
-                        let tile_at: Vec<usize> = (0..op.operands.len())
-                            .filter(|&j| self.kernel.ty(op.operands[j]).tile().is_some())
-                            .collect();
-                        let ys: Vec<ValueId> = tile_at.iter().map(|&j| op.operands[j]).collect();
-                        let (_, copies) = self.canonical(
-                            q,
-                            &mut latest,
-                            &live_after,
-                            &ys,
-                            Some(hands),
-                            &op.loc,
-                            &mut out,
-                        )?;
-                        for (&j, &c) in tile_at.iter().zip(&copies) {
-                            op.operands[j] = c;
-                        }
+                        let fixed = Some(hands);
+                        self.canonical(q, &mut latest, &live_after, &mut op, 0, fixed, &mut out)?;
                     }
                     out.push(op);
                 }
