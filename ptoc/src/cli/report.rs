@@ -141,8 +141,7 @@ pub fn run_text(kernel: &Kernel, run: &Run, out_dir: Option<&std::path::Path>) -
     for (m, values) in stored.zip(&run.memrefs) {
         let head = format!("{} = memref {} {}x{}", m.name, m.dtype, m.rows, m.cols);
         // With --out-dir the values are in the file: a GM tensor may hold millions of them.
-        if let Some(dir) = out_dir {
-            let file = dir.join(format!("{}.npy", m.name));
+        if let Some(file) = out_dir.and_then(|dir| crate::result_file(dir, &m.name).ok()) {
             out.push_str(&format!("{head}, written to {}\n", file.display()));
             continue;
         }
