@@ -399,6 +399,7 @@ fn compile_pipeline(kernel: &GmKernel, naming: NamingModel) -> Result<Kernel, Ve
     let mut module = Module {
         functions: Vec::new(),
         gm_kernels: vec![kernel.clone()],
+        ..Default::default()
     };
     let pm = PassManager::default_pipeline(&options);
     pm.run(
@@ -414,6 +415,7 @@ fn reference_kernel(kernel: &GmKernel) -> GmKernel {
     let mut module = Module {
         functions: Vec::new(),
         gm_kernels: vec![kernel.clone()],
+        ..Default::default()
     };
     let pm = PassManager::parse("pto-verify,pto-infer-shapes").unwrap();
     let mut ctx = PassContext::new(Options::default());

@@ -215,4 +215,7 @@ pub struct Module {
     pub functions: Vec<Function>,
     /// Kernels over global memory, with loops (design §10).
     pub gm_kernels: Vec<crate::gm::GmKernel>,
+    /// linalg-on-tensors programs not yet converted (design §11); `convert-linalg-to-pto`
+    /// turns each into a GM kernel.
+    pub linalg: Vec<crate::linalg::Program>,
 }

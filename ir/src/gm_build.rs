@@ -34,6 +34,8 @@ pub struct GmBuilder {
     line: u32,
     /// The blocks being built, innermost last.
     blocks: Vec<Block>,
+    /// Where the next ops come from, when a converter names their source ([`GmBuilder::at`]).
+    source_loc: Option<Location>,
 }
 
 /// `16x64xf32` (with the optional `, valid=…` and `, pad=…`) as a tile type; panics on bad text,
@@ -52,10 +54,33 @@ impl GmBuilder {
             file,
             line: 1,
             blocks: vec![Block::default()],
+            source_loc: None,
         }
     }
 
+    /// A kernel `@name` whose ops carry `loc` until [`GmBuilder::at`] says otherwise, for
+    /// converters that build kernels from source ops.
+    pub fn at_source(name: &str, loc: Location) -> GmBuilder {
+        let mut b = GmBuilder::new(name);
+        b.kernel.loc = loc.clone();
+        b.source_loc = Some(loc);
+        b
+    }
+
+    /// The ops built from now on come from `loc`.
+    pub fn at(&mut self, loc: Location) {
+        self.source_loc = Some(loc);
+    }
+
+    /// The kernel built so far (its values' types).
+    pub fn kernel(&self) -> &GmKernel {
+        &self.kernel
+    }
+
     fn next_loc(&mut self) -> Location {
+        if let Some(loc) = &self.source_loc {
+            return loc.clone();
+        }
         self.line += 1;
         Location::new(self.file.clone(), self.line, 3)
     }

@@ -7,6 +7,7 @@ pub mod diag;
 pub mod func;
 pub mod gm;
 pub mod gm_build;
+pub mod linalg;
 pub mod tile_type;
 
 pub use diag::{Diagnostic, Location, Severity, Source, SourceMap};

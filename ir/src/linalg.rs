@@ -1,0 +1,380 @@
+//! linalg-on-tensors programs (design §11), as the front end hands them over after upstream
+//! normalisation: every structured op is a `linalg.generic` (named ops are generalised, fills
+//! are generics with a scalar input), unit dimensions are folded, and the function-level ops
+//! left are constants, `tensor.empty`, reshapes and generics.
+//!
+//! The IR is a faithful transcription, not an interpretation: indexing maps, iterator kinds and
+//! region bodies are kept as written, so the reference evaluator (`ptoc_runtime`) can execute a
+//! program by linalg's own definition (loop over the iteration domain, apply the maps, run the
+//! body) independently of `convert-linalg-to-pto`, which pattern-matches the same IR into tile
+//! ops. Only the scalar ops this module names are representable; the importer refuses any other
+//! op with a located error.
+
+use crate::diag::Location;
+use crate::func::ValueId;
+use ptoc_isa::DataType;
+use std::fmt;
+
+/// A scalar element type inside linalg programs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Elem {
+    /// A tile DataType; MLIR's signless integers (`i32`) are the signed ones (`S32`), and each
+    /// integer op says whether it reads them signed or unsigned, as in `arith`.
+    Data(DataType),
+    /// `i1`: a comparison's result.
+    I1,
+    /// `index`: `linalg.index` and its casts.
+    Index,
+}
+
+impl Elem {
+    /// Parse MLIR's spelling (`f32`, `i32`, `i1`, `index`).
+    pub fn parse(text: &str) -> Option<Elem> {
+        match text {
+            "i1" => Some(Elem::I1),
+            "index" => Some(Elem::Index),
+            _ => DataType::from_mlir_name(text).map(Elem::Data),
+        }
+    }
+
+    /// Bits of the value.
+    pub fn bits(self) -> u32 {
+        match self {
+            Elem::Data(t) => t.bits(),
+            Elem::I1 => 1,
+            Elem::Index => 64,
+        }
+    }
+
+    /// The DataType, for elements that have one.
+    pub fn data(self) -> Option<DataType> {
+        match self {
+            Elem::Data(t) => Some(t),
+            Elem::I1 | Elem::Index => None,
+        }
+    }
+}
+
+impl fmt::Display for Elem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Elem::Data(t) => f.write_str(crate::gm::ScalarType::Element(*t).to_string().as_str()),
+            Elem::I1 => f.write_str("i1"),
+            Elem::Index => f.write_str("index"),
+        }
+    }
+}
+
+/// A static ranked tensor, rank 0 to 2: `tensor<512x1024xf32>`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TensorType {
+    pub shape: Vec<u32>,
+    pub elem: Elem,
+}
+
+impl TensorType {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.shape.iter().map(|&d| d as usize).product()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl fmt::Display for TensorType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("tensor<")?;
+        for d in &self.shape {
+            write!(f, "{d}x")?;
+        }
+        write!(f, "{}>", self.elem)
+    }
+}
+
+/// The type of a function-level value.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum LType {
+    Tensor(TensorType),
+    Scalar(Elem),
+}
+
+impl fmt::Display for LType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LType::Tensor(t) => write!(f, "{t}"),
+            LType::Scalar(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// A function-level value: an argument or an op's result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LValue {
+    /// The SSA name in the source (`arg0` for `%arg0`), for diagnostics and `ptoc run`.
+    pub name: Option<String>,
+    pub ty: LType,
+}
+
+/// One result of an indexing map: a loop dimension `dN` or the constant `0` (a unit dimension
+/// read at index 0, which is how a broadcast keeps its rank before unit dims are folded).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MapExpr {
+    Dim(u8),
+    Zero,
+}
+
+/// `linalg.generic`'s loop kinds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IteratorKind {
+    Parallel,
+    Reduction,
+}
+
+/// `arith.cmpf`'s predicates (ordered `o*`, unordered `u*`, and the two constants).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpFPredicate {
+    False,
+    Oeq,
+    Ogt,
+    Oge,
+    Olt,
+    Ole,
+    One,
+    Ord,
+    Ueq,
+    Ugt,
+    Uge,
+    Ult,
+    Ule,
+    Une,
+    Uno,
+    True,
+}
+
+/// `arith.cmpi`'s predicates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpIPredicate {
+    Eq,
+    Ne,
+    Slt,
+    Sle,
+    Sgt,
+    Sge,
+    Ult,
+    Ule,
+    Ugt,
+    Uge,
+}
+
+/// The scalar ops a region body may hold, each with the meaning of the MLIR op it is named
+/// after (operand order as in MLIR).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScalarOp {
+    /// `arith.constant`: the value's bits, zero-extended.
+    Constant(u64),
+    AddF,
+    SubF,
+    MulF,
+    DivF,
+    /// NaN-propagating maximum, `-0 < +0` (IEEE 754-2019 `maximum`).
+    MaximumF,
+    MinimumF,
+    /// NaN-ignoring maximum (IEEE 754-2019 `maximumNumber`).
+    MaxNumF,
+    MinNumF,
+    NegF,
+    /// Widening float conversion (exact).
+    ExtF,
+    /// Narrowing float conversion, rounded to nearest even.
+    TruncF,
+    CmpF(CmpFPredicate),
+    /// `arith.select %cond, %a, %b`.
+    Select,
+    AddI,
+    SubI,
+    MulI,
+    DivSI,
+    DivUI,
+    MaxSI,
+    MinSI,
+    MaxUI,
+    MinUI,
+    CmpI(CmpIPredicate),
+    /// `arith.index_cast` (index ↔ integer).
+    IndexCast,
+    Exp,
+    Log,
+    Sqrt,
+    Rsqrt,
+    AbsF,
+    /// `linalg.index N`: the current iteration's index along loop dimension N.
+    Index(u8),
+}
+
+impl ScalarOp {
+    /// The MLIR op's name, for diagnostics.
+    pub fn mlir_name(self) -> &'static str {
+        match self {
+            ScalarOp::Constant(_) => "arith.constant",
+            ScalarOp::AddF => "arith.addf",
+            ScalarOp::SubF => "arith.subf",
+            ScalarOp::MulF => "arith.mulf",
+            ScalarOp::DivF => "arith.divf",
+            ScalarOp::MaximumF => "arith.maximumf",
+            ScalarOp::MinimumF => "arith.minimumf",
+            ScalarOp::MaxNumF => "arith.maxnumf",
+            ScalarOp::MinNumF => "arith.minnumf",
+            ScalarOp::NegF => "arith.negf",
+            ScalarOp::ExtF => "arith.extf",
+            ScalarOp::TruncF => "arith.truncf",
+            ScalarOp::CmpF(_) => "arith.cmpf",
+            ScalarOp::Select => "arith.select",
+            ScalarOp::AddI => "arith.addi",
+            ScalarOp::SubI => "arith.subi",
+            ScalarOp::MulI => "arith.muli",
+            ScalarOp::DivSI => "arith.divsi",
+            ScalarOp::DivUI => "arith.divui",
+            ScalarOp::MaxSI => "arith.maxsi",
+            ScalarOp::MinSI => "arith.minsi",
+            ScalarOp::MaxUI => "arith.maxui",
+            ScalarOp::MinUI => "arith.minui",
+            ScalarOp::CmpI(_) => "arith.cmpi",
+            ScalarOp::IndexCast => "arith.index_cast",
+            ScalarOp::Exp => "math.exp",
+            ScalarOp::Log => "math.log",
+            ScalarOp::Sqrt => "math.sqrt",
+            ScalarOp::Rsqrt => "math.rsqrt",
+            ScalarOp::AbsF => "math.absf",
+            ScalarOp::Index(_) => "linalg.index",
+        }
+    }
+}
+
+/// A value a region body reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BodyValue {
+    /// The n-th block argument: inputs first, then outputs (an output's argument is the
+    /// element the output holds so far).
+    Arg(usize),
+    /// The result of the n-th body op.
+    Op(usize),
+    /// A function-level scalar captured from outside the region (an argument or constant).
+    Outer(ValueId),
+}
+
+/// One scalar op of a region body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BodyOp {
+    pub op: ScalarOp,
+    pub operands: Vec<BodyValue>,
+    /// The result's type.
+    pub ty: Elem,
+    /// `fastmath<nnan>` (or `fast`): the op may assume no operand or result is NaN.
+    pub no_nans: bool,
+    pub loc: Location,
+}
+
+/// A `linalg.generic`'s region: the block's argument types (inputs, then outputs), its ops in
+/// order, and what `linalg.yield` yields (one value per output).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Body {
+    pub args: Vec<Elem>,
+    pub ops: Vec<BodyOp>,
+    pub yields: Vec<BodyValue>,
+}
+
+/// A `linalg.generic` on tensors.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Generic {
+    pub iterators: Vec<IteratorKind>,
+    /// `ins(...)`: tensors, or scalars (read through a map with no results).
+    pub inputs: Vec<ValueId>,
+    /// `outs(...)`: the tensors the results start from.
+    pub outputs: Vec<ValueId>,
+    /// One map per input, then one per output; each lists the operand's indices as functions
+    /// of the loop dimensions.
+    pub maps: Vec<Vec<MapExpr>>,
+    pub body: Body,
+}
+
+/// What a function-level op does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LOpKind {
+    /// A scalar `arith.constant` (bits, zero-extended) or a splat tensor constant
+    /// (`dense<c>`) with the same bits in every element.
+    Constant(u64),
+    /// `tensor.empty`: a tensor whose elements are never read (linalg reads an output's
+    /// elements only when its body uses the output's block argument).
+    Empty,
+    /// `tensor.expand_shape` / `tensor.collapse_shape`: the same elements in row-major order,
+    /// under another shape.
+    Reshape,
+    Generic(Generic),
+}
+
+/// One function-level op; `results` are its values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LOp {
+    pub kind: LOpKind,
+    pub operands: Vec<ValueId>,
+    pub results: Vec<ValueId>,
+    pub loc: Location,
+}
+
+/// One `func.func` over tensors and scalars.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Program {
+    pub name: String,
+    pub loc: Location,
+    pub values: Vec<LValue>,
+    pub args: Vec<ValueId>,
+    pub ops: Vec<LOp>,
+    /// What `func.return` returns, in order (the kernel's results `r0, r1, …`).
+    pub results: Vec<ValueId>,
+}
+
+impl Program {
+    pub fn new(name: impl Into<String>, loc: Location) -> Program {
+        Program {
+            name: name.into(),
+            loc,
+            ..Program::default()
+        }
+    }
+
+    pub fn value(&self, id: ValueId) -> &LValue {
+        &self.values[id.0 as usize]
+    }
+
+    pub fn ty(&self, id: ValueId) -> &LType {
+        &self.value(id).ty
+    }
+
+    /// A new value (the caller records it as an argument or a result).
+    pub fn add_value(&mut self, name: Option<String>, ty: LType) -> ValueId {
+        let id = ValueId(self.values.len() as u32);
+        self.values.push(LValue { name, ty });
+        id
+    }
+
+    pub fn add_arg(&mut self, name: Option<String>, ty: LType) -> ValueId {
+        let id = self.add_value(name, ty);
+        self.args.push(id);
+        id
+    }
+
+    /// The op that defines `id`, if it is not an argument.
+    pub fn defining_op(&self, id: ValueId) -> Option<&LOp> {
+        self.ops.iter().find(|op| op.results.contains(&id))
+    }
+
+    /// The value's source name, or its number.
+    pub fn display_name(&self, id: ValueId) -> String {
+        match &self.value(id).name {
+            Some(n) if !n.is_empty() => n.clone(),
+            _ => id.0.to_string(),
+        }
+    }
+}
