@@ -164,6 +164,37 @@ impl GmBuilder {
         self.push(GmOpKind::Store, vec![tile, mem, row, col], vec![], loc);
     }
 
+    /// `pto.tload(mem, row, col)` into a tile of type `ty`.
+    pub fn load_as(&mut self, mem: ValueId, row: ValueId, col: ValueId, ty: TileType) -> ValueId {
+        let loc = self.next_loc();
+        self.push(
+            GmOpKind::Load,
+            vec![mem, row, col],
+            vec![Type::Tile(ty)],
+            loc,
+        )[0]
+    }
+
+    /// A catalogue tile op with its numeric control and attributes (`pto.cmode`); operands as
+    /// [`GmOpKind::Tile`] orders them.
+    pub fn tile_op(
+        &mut self,
+        info: &'static ptoc_isa::OpInfo,
+        operands: &[ValueId],
+        ty: TileType,
+        control: NumericControl,
+        attrs: BTreeMap<String, crate::func::Attr>,
+    ) -> ValueId {
+        let loc = self.next_loc();
+        let kind = GmOpKind::Tile { info, control };
+        let result = self.push(kind, operands.to_vec(), vec![Type::Tile(ty)], loc)[0];
+        let block = self.blocks.last_mut().expect("a block is open");
+        if let Some(op) = block.ops.last_mut() {
+            op.attrs = attrs;
+        }
+        result
+    }
+
     /// A catalogue tile op by mnemonic (`TADD`), result of type `ty`.
     pub fn tile(&mut self, mnemonic: &str, operands: &[ValueId], ty: &str) -> ValueId {
         let info = by_mnemonic(mnemonic).unwrap_or_else(|| panic!("no op {mnemonic}"));

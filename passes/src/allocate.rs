@@ -821,6 +821,7 @@ mod tests {
             opt_level: 2,
             pe_mask: PeMask::parse("1100").unwrap(),
             target_profile: NamingModel::AbsoluteNoFree,
+            ..Options::default()
         });
         Allocate.run(&mut f, &mut ctx).unwrap();
         let attrs = |m: &std::collections::BTreeMap<String, Attr>| {

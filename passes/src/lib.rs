@@ -4,6 +4,7 @@
 //! implements [`Pass`] and works on one function at a time, as MLIR function passes do.
 
 pub mod allocate;
+pub mod convert_linalg;
 pub mod fuse;
 pub mod gm;
 pub mod gm_allocate;
@@ -19,10 +20,12 @@ mod proptests;
 mod testutil;
 
 pub use allocate::Allocate;
+pub use convert_linalg::ConvertLinalg;
 pub use infer_shapes::InferShapes;
 pub use manager::{known_passes, pass_by_name, IrPrinting, PassManager, PipelineError, When};
 pub use verify::Verify;
 
+use ptoc_ir::linalg::Program;
 use ptoc_ir::{Diagnostic, Function, GmKernel};
 use ptoc_isa::profile::NamingModel;
 use ptoc_isa::PeMask;
@@ -37,6 +40,12 @@ pub struct Options {
     pub pe_mask: PeMask,
     /// How the target names tiles (`--target-profile`, docs/isa.md §9 decisions 1–2).
     pub target_profile: NamingModel,
+    /// `--assume-no-nans`: linalg's NaN-propagating `maximumf`/`minimumf` may lower to the
+    /// ISA's MAX/MIN, which return the number (design §11; fastmath `nnan` does the same per op).
+    pub assume_no_nans: bool,
+    /// `--allow-reassociation`: a float sum or product may fold its init in after the ISA's
+    /// fold, which reassociates it (design §11).
+    pub allow_reassociation: bool,
 }
 
 impl Default for Options {
@@ -45,6 +54,8 @@ impl Default for Options {
             opt_level: 2,
             pe_mask: PeMask::ALL_PES,
             target_profile: ptoc_isa::profile::PROFILE.naming,
+            assume_no_nans: false,
+            allow_reassociation: false,
         }
     }
 }
@@ -55,6 +66,8 @@ pub struct PassContext {
     pub options: Options,
     /// `(pass, statistic, value)` rows for `--pass-statistics`, in the order recorded.
     pub statistics: Vec<(&'static str, &'static str, u64)>,
+    /// The passes that had nothing to do ([`Pass::skips`]), left out of the statistics report.
+    pub skipped: Vec<&'static str>,
 }
 
 impl PassContext {
@@ -62,6 +75,7 @@ impl PassContext {
         PassContext {
             options,
             statistics: Vec::new(),
+            skipped: Vec::new(),
         }
     }
 
@@ -97,6 +111,20 @@ pub trait Pass: Send {
                 self.name()
             ),
         )])
+    }
+    /// Convert a linalg-on-tensors program (design §11) into the GM kernel that replaces it;
+    /// `None` from every pass but the conversion, which leaves programs to it.
+    fn convert_linalg(
+        &self,
+        _program: &Program,
+        _ctx: &mut PassContext,
+    ) -> Option<Result<GmKernel, Vec<Diagnostic>>> {
+        None
+    }
+    /// Whether the pass has nothing to do on `module` (then it is skipped: no IR dump, no
+    /// statistics), as the conversion does without linalg programs.
+    fn skips(&self, _module: &ptoc_ir::Module) -> bool {
+        false
     }
     /// The statistics the pass records, as `(name, description)` for `--pass-statistics`.
     fn statistics(&self) -> &'static [(&'static str, &'static str)] {

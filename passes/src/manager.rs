@@ -8,13 +8,14 @@
 //! of that pass's diagnostics (over every function of the module).
 
 use crate::fuse::Fuse;
-use crate::{Allocate, InferShapes, Options, Pass, PassContext, Verify};
+use crate::{Allocate, ConvertLinalg, InferShapes, Options, Pass, PassContext, Verify};
 use ptoc_ir::{Diagnostic, Module};
 use std::fmt::Write as _;
 
 /// Every pass ptoc knows, in default-pipeline order. A new pass is one line here.
 pub fn registry() -> Vec<Box<dyn Pass>> {
     vec![
+        Box::new(ConvertLinalg),
         Box::new(Verify),
         Box::new(InferShapes),
         Box::new(Fuse),
@@ -23,8 +24,13 @@ pub fn registry() -> Vec<Box<dyn Pass>> {
 }
 
 /// The default pipeline by name (README, The pipeline); `pto-fuse` is skipped at `-O0`.
-pub const DEFAULT_PIPELINE: &[&str] =
-    &["pto-verify", "pto-infer-shapes", "pto-fuse", "pto-allocate"];
+pub const DEFAULT_PIPELINE: &[&str] = &[
+    "convert-linalg-to-pto",
+    "pto-verify",
+    "pto-infer-shapes",
+    "pto-fuse",
+    "pto-allocate",
+];
 
 /// `(name, description)` of every registered pass.
 pub fn known_passes() -> Vec<(&'static str, &'static str)> {
@@ -165,8 +171,19 @@ impl PassManager {
         observer: &mut dyn FnMut(When, &str, &Module),
     ) -> Result<(), Vec<Diagnostic>> {
         for pass in &self.passes {
+            if pass.skips(module) {
+                ctx.skipped.push(pass.name());
+                continue;
+            }
             observer(When::Before, pass.name(), module);
             let mut errors = Vec::new();
+            for program in std::mem::take(&mut module.linalg) {
+                match pass.convert_linalg(&program, ctx) {
+                    Some(Ok(kernel)) => module.gm_kernels.push(kernel),
+                    Some(Err(e)) => errors.extend(e),
+                    None => module.linalg.push(program),
+                }
+            }
             for func in &mut module.functions {
                 if let Err(e) = pass.run(func, ctx) {
                     errors.extend(e);
@@ -193,7 +210,11 @@ impl PassManager {
             "{rule}{}{title}\n{rule}'func.func' Pipeline\n",
             " ".repeat((80 - title.len()) / 2)
         );
-        for pass in &self.passes {
+        for pass in self
+            .passes
+            .iter()
+            .filter(|p| !ctx.skipped.contains(&p.name()))
+        {
             let _ = writeln!(out, "  {}", display_name(pass.name()));
             let mut stats: Vec<(&str, u64, &str)> = ctx
                 .statistics
@@ -418,14 +439,24 @@ mod tests {
             .collect();
         assert_eq!(o2, want);
         assert_eq!(o2, DEFAULT_PIPELINE);
-        assert_eq!(o2.first(), Some(&"pto-verify"));
+        // Design §11: linalg programs are converted first; the pass skips modules without any.
+        assert_eq!(o2.first(), Some(&"convert-linalg-to-pto"));
+        assert_eq!(o2.get(1), Some(&"pto-verify"));
         assert_eq!(o2.last(), Some(&"pto-allocate"));
         let o0 = PassManager::default_pipeline(&Options {
             opt_level: 0,
             ..Options::default()
         })
         .pass_names();
-        assert_eq!(o0, ["pto-verify", "pto-infer-shapes", "pto-allocate"]);
+        assert_eq!(
+            o0,
+            [
+                "convert-linalg-to-pto",
+                "pto-verify",
+                "pto-infer-shapes",
+                "pto-allocate"
+            ]
+        );
     }
 
     fn module(broken: bool) -> Module {

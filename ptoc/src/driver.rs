@@ -394,7 +394,27 @@ impl Driver {
         if self.options.pass_statistics {
             side_output.push_str(&pm.statistics_report(&ctx));
         }
-        result
+        result?;
+        // A linalg program the pipeline did not convert would otherwise vanish from the output.
+        let unconverted: Vec<Diagnostic> = module
+            .linalg
+            .iter()
+            .map(|p| {
+                Diagnostic::error(
+                    p.loc.clone(),
+                    format!(
+                        "@{} is a linalg program, and the pipeline has no \
+                         convert-linalg-to-pto to turn it into a kernel",
+                        p.name
+                    ),
+                )
+            })
+            .collect();
+        if unconverted.is_empty() {
+            Ok(())
+        } else {
+            Err(unconverted)
+        }
     }
 
     /// The unoptimised meaning of a module, for `verify`: checked and with shapes inferred (so
@@ -622,7 +642,7 @@ mod tests {
         };
         let unknown = with(|o| o.ir_printing.after = vec!["no-such-pass".into()]).unwrap();
         assert!(
-            unknown.contains("unknown pass; the passes are: pto-verify"),
+            unknown.contains("unknown pass; the passes are: convert-linalg-to-pto, pto-verify"),
             "{unknown}"
         );
         let not_run = with(|o| {

@@ -61,6 +61,8 @@ enum Command {
         /// Target profile used when compiling (`queue` or `absolute`).
         #[arg(long, value_name = "PROFILE", default_value = "queue", value_parser = parse_profile)]
         target_profile: NamingModel,
+        #[command(flatten)]
+        semantics: Semantics,
         /// Print a progress line every BUNDLES bundles whatever standard error is (for tests;
         /// on a terminal, runs longer than a second show one without it).
         #[arg(long, hide = true, value_name = "BUNDLES")]
@@ -83,6 +85,8 @@ enum Command {
         /// Target profile used when compiling (`queue` or `absolute`).
         #[arg(long, value_name = "PROFILE", default_value = "queue", value_parser = parse_profile)]
         target_profile: NamingModel,
+        #[command(flatten)]
+        semantics: Semantics,
         /// `NAME=N`: a GM kernel's `index` argument takes N in every trial (others are 0).
         #[arg(long = "arg", value_name = "NAME=N")]
         args: Vec<String>,
@@ -128,6 +132,8 @@ struct CompileArgs {
     /// model) or `queue` (each hand a queue of its 16 newest tiles). Recorded in the object.
     #[arg(long, value_name = "PROFILE", default_value = "queue", value_parser = parse_profile)]
     target_profile: NamingModel,
+    #[command(flatten)]
+    semantics: Semantics,
     /// Check diagnostics against `// expected-error {{…}}` comments instead of printing them.
     #[arg(long)]
     verify_diagnostics: bool,
@@ -152,6 +158,19 @@ struct CompileArgs {
     /// Print locations in MLIR output.
     #[arg(long = "mlir-print-debuginfo")]
     debug_info: bool,
+}
+
+/// The options that let linalg input (design §11) compile to less exact code, each named like
+/// its MLIR counterpart.
+#[derive(Args, Debug, Clone, Copy)]
+struct Semantics {
+    /// Assume no value is NaN: `arith.maximumf`/`minimumf` lower to the ISA's MAX/MIN, which
+    /// return the number when one operand is NaN (as fastmath `nnan` does per op).
+    #[arg(long)]
+    assume_no_nans: bool,
+    /// Let a float sum or product fold its init in after the ISA's fold (which reassociates it).
+    #[arg(long)]
+    allow_reassociation: bool,
 }
 
 fn parse_profile(text: &str) -> Result<NamingModel, String> {
@@ -197,13 +216,14 @@ fn main() -> ExitCode {
             format,
             opt_level,
             target_profile,
+            semantics,
             progress_interval,
         }) => run_kernel(
             &kernel,
             &args,
             function.as_deref(),
             (out_dir.as_deref(), format),
-            (opt_level, target_profile),
+            (opt_level, target_profile, semantics),
             progress_interval.map(usize::from),
         ),
         Some(Command::Verify {
@@ -212,8 +232,15 @@ fn main() -> ExitCode {
             seed,
             opt_level,
             target_profile,
+            semantics,
             args,
-        }) => run_verify(&input, trials, seed, (opt_level, target_profile), &args),
+        }) => run_verify(
+            &input,
+            trials,
+            seed,
+            (opt_level, target_profile, semantics),
+            &args,
+        ),
         None => run_compile(cli.compile),
     };
     match result {
@@ -299,6 +326,8 @@ fn run_compile(args: CompileArgs) -> Result<bool, String> {
             opt_level: args.opt_level,
             pe_mask: args.pe_mask,
             target_profile: args.target_profile,
+            assume_no_nans: args.semantics.assume_no_nans,
+            allow_reassociation: args.semantics.allow_reassociation,
         },
         ir_printing: IrPrinting {
             before_all: args.print_ir_before_all,
@@ -363,11 +392,15 @@ fn run_disasm(input: &str, output: Option<&Path>) -> Result<bool, String> {
 }
 
 /// A driver with the default pipeline at an optimisation level, for a target profile.
-fn default_driver((opt_level, target_profile): (u8, NamingModel)) -> Result<Driver, String> {
+fn default_driver(
+    (opt_level, target_profile, semantics): (u8, NamingModel, Semantics),
+) -> Result<Driver, String> {
     Driver::new(Options {
         pass_options: ptoc_passes::Options {
             opt_level,
             target_profile,
+            assume_no_nans: semantics.assume_no_nans,
+            allow_reassociation: semantics.allow_reassociation,
             ..Default::default()
         },
         ..Options::default()
@@ -400,7 +433,7 @@ fn run_kernel(
     args: &[String],
     function: Option<&str>,
     (out_dir, format): (Option<&Path>, RunFormat),
-    compile: (u8, NamingModel),
+    compile: (u8, NamingModel, Semantics),
     progress_interval: Option<usize>,
 ) -> Result<bool, String> {
     let (file, bytes) = read_input(path)?;
@@ -601,7 +634,7 @@ fn run_verify(
     input: &str,
     trials: u32,
     seed: u64,
-    compile: (u8, NamingModel),
+    compile: (u8, NamingModel, Semantics),
     args: &[String],
 ) -> Result<bool, String> {
     let driver = default_driver(compile)?;

@@ -37,4 +37,4 @@ func.func @k(%x: !pto.tile<16x64xf32>) -> !pto.tile<16x64xf32> {
 // STATS-NEXT:     (S) 33280 capacity-bytes  - Tile capacity used on the core, in bytes (all PEs of the mask)
 // STATS-NEXT:     (S)     3 tiles-allocated - Number of Local tile registers assigned
 
-// UNKNOWN: error: {{.*}}'pto-bogus' does not refer to a registered pass or pass pipeline; known passes: pto-verify, pto-infer-shapes, pto-fuse, pto-allocate
+// UNKNOWN: error: {{.*}}'pto-bogus' does not refer to a registered pass or pass pipeline; known passes: convert-linalg-to-pto, pto-verify, pto-infer-shapes, pto-fuse, pto-allocate

@@ -1,0 +1,1967 @@
+//! `convert-linalg-to-pto`: a linalg-on-tensors program (design §11) becomes a GM kernel of
+//! `pto.tload` → tile ops → `pto.tstore` loops that computes exactly what the program means.
+//!
+//! **Roles.** Every tensor of a program is one of: the full `M×N` grid (the iteration domain of
+//! its 2-D generics), a per-row vector (`M` elements, read through a map like `(d0, d1) -> (d0)`),
+//! a per-column vector (`N` elements, `(d0, d1) -> (d1)`), or a single element. A program
+//! without 2-D generics is a `1×L` grid. Roles follow from the indexing maps, and a rank-1
+//! tensor that no map pins down takes the axis its length matches.
+//!
+//! **Tiling.** The loops walk blocks of the grid: a block spans every column when some generic
+//! reduces over columns (so each row's fold stays in one tile, in linalg's order), every row
+//! when some generic reduces over rows, and otherwise as much of both as the tile budget allows.
+//! The cost is bundles (one per op per block) and GM traffic (broadcast vectors are reloaded per
+//! block), both falling as blocks grow, so the block is the largest that divides the grid, keeps a
+//! full tile within a byte budget, and lets the kernel allocate: the budget starts at the largest
+//! tile and halves until the allocator accepts the kernel (the queue naming profile keeps up to 17
+//! tiles of a hand allocated, docs/isa.md §3.4, so the body's tile count decides). A reduced extent
+//! that needs more than one tile of [`MAX_TILE_BYTES`] is refused: folding it in pieces would
+//! reassociate.
+//!
+//! **Exactness.** Each region body is evaluated symbolically over tiles, one tile op per scalar
+//! op, after making every broadcast explicit (`TROWEXPAND`/`TCOLEXPAND`/`TEXPANDS`, which `pto-fuse`
+//! folds into the consumer where that is bit-exact). Where an op's meaning differs from the ISA's
+//! the lowering says how it is kept exact, at the op; see [`Lower::nan_propagating`] and
+//! [`Lower::reduce`].
+
+use crate::{Options, Pass, PassContext};
+use ptoc_ir::func::Attr;
+use ptoc_ir::gm_build::GmBuilder;
+use ptoc_ir::linalg::{
+    BodyValue, CmpFPredicate, CmpIPredicate, Elem, Generic, IteratorKind, LOpKind, LType, MapExpr,
+    Program, ScalarOp,
+};
+use ptoc_ir::{
+    Diagnostic, Function, GmKernel, Location, MemRefType, ScalarType, TileType, ValueId,
+};
+use ptoc_isa::float::format_of;
+use ptoc_isa::ops::{by_mnemonic, CmpMode, CMODE_ATTR};
+use ptoc_isa::{DataType, NumericControl, TypeClass};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// The largest tile the ISA allocates (docs/isa.md §3.3: 128 B to 64 KiB).
+pub const MAX_TILE_BYTES: u64 = 64 << 10;
+
+/// The `convert-linalg-to-pto` pass.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ConvertLinalg;
+
+impl Pass for ConvertLinalg {
+    fn name(&self) -> &'static str {
+        "convert-linalg-to-pto"
+    }
+
+    fn description(&self) -> &'static str {
+        "Tile linalg-on-tensors programs into GM kernels of pto tile ops"
+    }
+
+    fn run(&self, _func: &mut Function, _ctx: &mut PassContext) -> Result<(), Vec<Diagnostic>> {
+        Ok(())
+    }
+
+    fn run_gm(
+        &self,
+        _kernel: &mut GmKernel,
+        _ctx: &mut PassContext,
+    ) -> Result<(), Vec<Diagnostic>> {
+        Ok(())
+    }
+
+    fn convert_linalg(
+        &self,
+        program: &Program,
+        ctx: &mut PassContext,
+    ) -> Option<Result<GmKernel, Vec<Diagnostic>>> {
+        ctx.record(self.name(), "programs-converted", 1);
+        Some(convert(program, &ctx.options))
+    }
+
+    fn skips(&self, module: &ptoc_ir::Module) -> bool {
+        module.linalg.is_empty()
+    }
+
+    fn statistics(&self) -> &'static [(&'static str, &'static str)] {
+        &[("programs-converted", "Number of linalg programs converted")]
+    }
+}
+
+/// Which elements of the grid a tensor holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Role {
+    Full,
+    /// One element per row (`M`), broadcast along the row.
+    Row,
+    /// One element per column (`N`), broadcast down the column.
+    Col,
+    /// One element for the whole grid.
+    One,
+}
+
+impl Role {
+    fn name(self) -> &'static str {
+        match self {
+            Role::Full => "the full grid",
+            Role::Row => "a per-row vector",
+            Role::Col => "a per-column vector",
+            Role::One => "a single element",
+        }
+    }
+
+    /// The smallest role holding both.
+    fn join(self, other: Role) -> Role {
+        match (self, other) {
+            (a, b) if a == b => a,
+            (Role::One, x) | (x, Role::One) => x,
+            _ => Role::Full,
+        }
+    }
+
+    fn from_axes(row: bool, col: bool) -> Role {
+        match (row, col) {
+            (true, true) => Role::Full,
+            (true, false) => Role::Row,
+            (false, true) => Role::Col,
+            (false, false) => Role::One,
+        }
+    }
+}
+
+/// A loop dimension's grid axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Axis {
+    Rows,
+    Cols,
+}
+
+fn error(loc: &Location, message: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(loc.clone(), message)
+}
+
+/// The program's analysis: grid, roles, each generic's loop axes, and what is live.
+struct Analysis {
+    rows: u32,
+    cols: u32,
+    roles: HashMap<ValueId, Role>,
+    /// Per op index: the grid axis of each loop dimension (generics only).
+    axes: HashMap<usize, Vec<Axis>>,
+    live: HashSet<ValueId>,
+}
+
+/// Convert one program; the first problem is reported at the op that has it.
+pub fn convert(program: &Program, options: &Options) -> Result<GmKernel, Vec<Diagnostic>> {
+    let analysis = analyse(program).map_err(|d| vec![d])?;
+    let mut budget = MAX_TILE_BYTES;
+    let mut last: Option<(Plan, Vec<Diagnostic>)> = None;
+    loop {
+        let plan = plan_blocks(program, &analysis, budget).map_err(|d| vec![d])?;
+        if last.as_ref().is_some_and(|(p, _)| *p == plan) {
+            // A smaller budget no longer shrinks the block: the last refusal stands.
+            return Err(last.map(|(_, e)| e).unwrap_or_default());
+        }
+        let kernel = emit(program, &analysis, &plan, options).map_err(|d| vec![d])?;
+        match fits(&kernel, options) {
+            Ok(()) => return Ok(kernel),
+            Err(e) => last = Some((plan, e)),
+        }
+        budget /= 2;
+    }
+}
+
+/// Whether `kernel` gets through the tile passes and the allocator (the capacity and naming
+/// limits), on a copy: the block choice's one question the plan cannot answer alone.
+fn fits(kernel: &GmKernel, options: &Options) -> Result<(), Vec<Diagnostic>> {
+    let mut trial = kernel.clone();
+    let mut ctx = PassContext::new(options.clone());
+    crate::Verify.run_gm(&mut trial, &mut ctx)?;
+    crate::InferShapes.run_gm(&mut trial, &mut ctx)?;
+    if options.opt_level > 0 {
+        crate::fuse::Fuse.run_gm(&mut trial, &mut ctx)?;
+    }
+    crate::Allocate.run_gm(&mut trial, &mut ctx)
+}
+
+/// The extent of each loop dimension of `g`, from its tensor operands' shapes.
+fn domain(program: &Program, g: &Generic, loc: &Location) -> Result<Vec<u32>, Diagnostic> {
+    let mut extents: Vec<Option<u32>> = vec![None; g.iterators.len()];
+    let operands = g.inputs.iter().chain(&g.outputs);
+    for (&v, map) in operands.zip(&g.maps) {
+        let LType::Tensor(t) = program.ty(v) else {
+            continue;
+        };
+        for (pos, e) in map.iter().enumerate() {
+            let (MapExpr::Dim(d), Some(&size)) = (e, t.shape.get(pos)) else {
+                continue;
+            };
+            let slot = extents.get_mut(*d as usize).ok_or_else(|| {
+                error(
+                    loc,
+                    format!(
+                        "indexing map names d{d}, but the op has {} loops",
+                        g.iterators.len()
+                    ),
+                )
+            })?;
+            match slot {
+                Some(known) if *known != size => {
+                    return Err(error(
+                        loc,
+                        format!(
+                            "loop d{d} has extent {known} by one operand and {size} by another"
+                        ),
+                    ))
+                }
+                _ => *slot = Some(size),
+            }
+        }
+    }
+    extents
+        .into_iter()
+        .enumerate()
+        .map(|(d, e)| {
+            e.ok_or_else(|| error(loc, format!("no operand fixes the extent of loop d{d}")))
+        })
+        .collect()
+}
+
+fn analyse(program: &Program) -> Result<Analysis, Diagnostic> {
+    // The grid: the domain every 2-D generic shares (or 1×L for 1-D programs).
+    let mut grid: Option<(u32, u32, &Location)> = None;
+    let mut one_d: Option<u32> = None;
+    for op in &program.ops {
+        let LOpKind::Generic(g) = &op.kind else {
+            continue;
+        };
+        let dom = domain(program, g, &op.loc)?;
+        match dom.len() {
+            2 => match grid {
+                Some((m, n, first)) if (m, n) != (dom[0], dom[1]) => {
+                    return Err(error(
+                        &op.loc,
+                        format!(
+                            "this op iterates over {}x{}, but the op at {first} over {m}x{n}; \
+                             ptoc compiles programs whose 2-D ops share one iteration domain",
+                            dom[0], dom[1]
+                        ),
+                    ))
+                }
+                Some(_) => {}
+                None => grid = Some((dom[0], dom[1], &op.loc)),
+            },
+            1 => one_d = one_d.or(Some(dom[0])),
+            0 => {}
+            n => {
+                return Err(error(
+                    &op.loc,
+                    format!("a linalg op with {n} loops; ptoc compiles 1-D and 2-D programs"),
+                ))
+            }
+        }
+    }
+    let (rows, cols) = match (grid, one_d) {
+        (Some((m, n, _)), _) => (m, n),
+        (None, Some(l)) => (1, l),
+        (None, None) => (1, 1),
+    };
+    let mut a = Analysis {
+        rows,
+        cols,
+        roles: HashMap::new(),
+        axes: HashMap::new(),
+        live: live_values(program),
+    };
+    // Roles and 1-D generics' axes, to a fixed point; then the leftovers by their length.
+    for pass in 0..2 {
+        loop {
+            let mut changed = false;
+            for (i, op) in program.ops.iter().enumerate() {
+                changed |= propagate(program, &mut a, i, op, pass == 1)?;
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+    Ok(a)
+}
+
+/// One step of role inference for `op`; `guess` lets a 1-D generic no map pins down take the
+/// axis its length matches (rows first).
+fn propagate(
+    program: &Program,
+    a: &mut Analysis,
+    index: usize,
+    op: &ptoc_ir::linalg::LOp,
+    guess: bool,
+) -> Result<bool, Diagnostic> {
+    let mut changed = false;
+    match &op.kind {
+        // A fill's loops do not matter: its value is the same everywhere.
+        LOpKind::Generic(_) if op.results.iter().all(|&r| is_splat(program, r)) => {}
+        LOpKind::Generic(g) => {
+            if !a.axes.contains_key(&index) {
+                let axes = match g.iterators.len() {
+                    2 => Some(vec![Axis::Rows, Axis::Cols]),
+                    0 => Some(vec![]),
+                    _ if a.rows == 1 => Some(vec![Axis::Cols]),
+                    _ => one_d_axis(program, a, g, &op.results, &op.loc, guess)?.map(|x| vec![x]),
+                };
+                if let Some(axes) = axes {
+                    a.axes.insert(index, axes);
+                    changed = true;
+                }
+            }
+            let Some(axes) = a.axes.get(&index).cloned() else {
+                return Ok(changed);
+            };
+            let operands = g.inputs.iter().chain(&g.outputs);
+            let n_in = g.inputs.len();
+            for (k, (&v, map)) in operands.zip(&g.maps).enumerate() {
+                if !matches!(program.ty(v), LType::Tensor(_)) {
+                    continue;
+                }
+                let role = map_role(map, &axes);
+                changed |= set_role(program, a, v, role, &op.loc)?;
+                if k >= n_in {
+                    if let Some(&r) = op.results.get(k - n_in) {
+                        changed |= set_role(program, a, r, role, &op.loc)?;
+                    }
+                }
+            }
+        }
+        LOpKind::Reshape => {
+            let (Some(&src), Some(&dst)) = (op.operands.first(), op.results.first()) else {
+                return Ok(false);
+            };
+            if let Some(&r) = a.roles.get(&src) {
+                changed |= set_role(program, a, dst, r, &op.loc)?;
+            }
+            if let Some(&r) = a.roles.get(&dst) {
+                changed |= set_role(program, a, src, r, &op.loc)?;
+            }
+        }
+        LOpKind::Constant(_) | LOpKind::Empty => {}
+    }
+    Ok(changed)
+}
+
+/// The axis of a 1-D generic's loop: from a role its operands already have, or (when `guess`)
+/// from its length.
+fn one_d_axis(
+    program: &Program,
+    a: &Analysis,
+    g: &Generic,
+    results: &[ValueId],
+    loc: &Location,
+    guess: bool,
+) -> Result<Option<Axis>, Diagnostic> {
+    let operands = g.inputs.iter().chain(&g.outputs).zip(&g.maps);
+    let outs = g.outputs.iter().zip(results).map(|(_, r)| r);
+    let from_maps = operands.filter_map(|(v, map)| {
+        let varies = map.iter().any(|e| matches!(e, MapExpr::Dim(0)));
+        let role = a.roles.get(v)?;
+        varies.then_some(*role)
+    });
+    let from_results = outs.filter_map(|r| a.roles.get(r).copied());
+    for role in from_maps.chain(from_results) {
+        match role {
+            Role::Row => return Ok(Some(Axis::Rows)),
+            Role::Col => return Ok(Some(Axis::Cols)),
+            Role::Full | Role::One => {}
+        }
+    }
+    if !guess {
+        return Ok(None);
+    }
+    let dom = domain(program, g, loc)?;
+    match dom[0] {
+        l if l == a.rows => Ok(Some(Axis::Rows)),
+        l if l == a.cols => Ok(Some(Axis::Cols)),
+        l => Err(error(
+            loc,
+            format!(
+                "this 1-D op runs over {l} elements, which is neither the {} rows nor the {} \
+                 columns of the program's grid",
+                a.rows, a.cols
+            ),
+        )),
+    }
+}
+
+/// The role of an operand read through `map` by a generic whose loops run along `axes`.
+fn map_role(map: &[MapExpr], axes: &[Axis]) -> Role {
+    let along = |axis| {
+        map.iter().any(|e| match e {
+            MapExpr::Dim(d) => axes.get(*d as usize) == Some(&axis),
+            MapExpr::Zero => false,
+        })
+    };
+    Role::from_axes(along(Axis::Rows), along(Axis::Cols))
+}
+
+fn set_role(
+    program: &Program,
+    a: &mut Analysis,
+    v: ValueId,
+    role: Role,
+    loc: &Location,
+) -> Result<bool, Diagnostic> {
+    if is_splat(program, v) {
+        return Ok(false);
+    }
+    match a.roles.get(&v) {
+        Some(&r) if r == role => Ok(false),
+        Some(&r) => Err(error(
+            loc,
+            format!(
+                "%{} is used here as {} but elsewhere as {}; ptoc gives each tensor one layout",
+                program.display_name(v),
+                role.name(),
+                r.name()
+            ),
+        )),
+        None => {
+            let want = match role {
+                Role::Full => a.rows as usize * a.cols as usize,
+                Role::Row => a.rows as usize,
+                Role::Col => a.cols as usize,
+                Role::One => 1,
+            };
+            if let LType::Tensor(t) = program.ty(v) {
+                if t.len() != want {
+                    return Err(error(
+                        loc,
+                        format!(
+                            "%{} ({t}) is used as {} of the {}x{} grid, which has {want} elements",
+                            program.display_name(v),
+                            role.name(),
+                            a.rows,
+                            a.cols
+                        ),
+                    ));
+                }
+            }
+            a.roles.insert(v, role);
+            Ok(true)
+        }
+    }
+}
+
+/// Whether `v` holds one value everywhere (a splat constant, a `linalg.fill`, a
+/// `tensor.empty`), so it fits any role and is never loaded.
+fn is_splat(program: &Program, v: ValueId) -> bool {
+    let Some(op) = program.defining_op(v) else {
+        return false;
+    };
+    match &op.kind {
+        LOpKind::Constant(_) | LOpKind::Empty => true,
+        LOpKind::Reshape => op.operands.first().is_some_and(|&s| is_splat(program, s)),
+        LOpKind::Generic(g) => {
+            let k = op.results.iter().position(|&r| r == v).unwrap_or(0);
+            match g.body.yields.get(k) {
+                Some(BodyValue::Outer(_)) => true,
+                Some(BodyValue::Arg(i)) => g.inputs.get(*i).is_some_and(|&input| {
+                    matches!(program.ty(input), LType::Scalar(_)) || is_splat(program, input)
+                }),
+                Some(BodyValue::Op(i)) => matches!(
+                    g.body.ops.get(*i).map(|o| o.op),
+                    Some(ScalarOp::Constant(_))
+                ),
+                None => false,
+            }
+        }
+    }
+}
+
+/// The values the returned ones depend on (through live results of generics only).
+fn live_values(program: &Program) -> HashSet<ValueId> {
+    let mut live: HashSet<ValueId> = program.results.iter().copied().collect();
+    for op in program.ops.iter().rev() {
+        let live_results: Vec<usize> = (0..op.results.len())
+            .filter(|&k| live.contains(&op.results[k]))
+            .collect();
+        if live_results.is_empty() {
+            continue;
+        }
+        match &op.kind {
+            LOpKind::Generic(g) => {
+                let needed = needed_args(g, &live_results);
+                let operands = g.inputs.iter().chain(&g.outputs);
+                for (k, &v) in operands.enumerate() {
+                    if needed.contains(&k) {
+                        live.insert(v);
+                    }
+                }
+                live.extend(outer_captures(g, &live_results));
+            }
+            _ => live.extend(op.operands.iter().copied()),
+        }
+    }
+    live
+}
+
+/// The body ops the yields of `outputs` depend on.
+fn needed_ops(g: &Generic, outputs: &[usize]) -> HashSet<usize> {
+    let mut needed = HashSet::new();
+    let mut stack: Vec<BodyValue> = outputs
+        .iter()
+        .filter_map(|&k| g.body.yields.get(k).copied())
+        .collect();
+    while let Some(v) = stack.pop() {
+        if let BodyValue::Op(i) = v {
+            if needed.insert(i) {
+                if let Some(op) = g.body.ops.get(i) {
+                    stack.extend(op.operands.iter().copied());
+                }
+            }
+        }
+    }
+    needed
+}
+
+/// The block arguments the yields of `outputs` read.
+fn needed_args(g: &Generic, outputs: &[usize]) -> HashSet<usize> {
+    let ops = needed_ops(g, outputs);
+    let direct = outputs.iter().filter_map(|&k| g.body.yields.get(k));
+    let from_ops = ops.iter().flat_map(|&i| g.body.ops[i].operands.iter());
+    direct
+        .chain(from_ops)
+        .filter_map(|v| match v {
+            BodyValue::Arg(k) => Some(*k),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The function-level scalars the yields of `outputs` capture.
+fn outer_captures(g: &Generic, outputs: &[usize]) -> Vec<ValueId> {
+    let ops = needed_ops(g, outputs);
+    let direct = outputs.iter().filter_map(|&k| g.body.yields.get(k));
+    let from_ops = ops.iter().flat_map(|&i| g.body.ops[i].operands.iter());
+    direct
+        .chain(from_ops)
+        .filter_map(|v| match v {
+            BodyValue::Outer(id) => Some(*id),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The blocks the loops walk: `block_rows × block_cols` elements of the grid.
+#[derive(Debug, PartialEq, Eq)]
+struct Plan {
+    block_rows: u32,
+    block_cols: u32,
+}
+
+/// Bytes of an element of `elem` (predicates and indices never reach a tile of their own).
+fn elem_bytes(elem: Elem) -> u64 {
+    u64::from(elem.bits()).div_ceil(8)
+}
+
+/// The physical columns of a tile whose valid columns are `cols` (a power of two, docs/isa.md §3.3).
+fn physical_cols(cols: u32) -> u64 {
+    u64::from(cols).next_power_of_two()
+}
+
+/// The largest divisor of `n` for which `fits` holds (1 always is tried last).
+fn largest_divisor(n: u32, fits: impl Fn(u32) -> bool) -> u32 {
+    (1..=n)
+        .rev()
+        .find(|&d| n.is_multiple_of(d) && fits(d))
+        .unwrap_or(1)
+}
+
+fn plan_blocks(program: &Program, a: &Analysis, budget: u64) -> Result<Plan, Diagnostic> {
+    let mut bytes = 1;
+    for (&v, role) in &a.roles {
+        if let (true, LType::Tensor(t)) = (a.live.contains(&v), program.ty(v)) {
+            if *role != Role::One {
+                bytes = bytes.max(elem_bytes(t.elem));
+            }
+        }
+    }
+    // Reductions: over columns (a per-row result) and over rows.
+    let (mut over_cols, mut over_rows) = (None, None);
+    for (i, op) in program.ops.iter().enumerate() {
+        let LOpKind::Generic(g) = &op.kind else {
+            continue;
+        };
+        if !op.results.iter().any(|r| a.live.contains(r)) {
+            continue;
+        }
+        let axes = a.axes.get(&i).map_or(&[][..], |x| &x[..]);
+        for (d, it) in g.iterators.iter().enumerate() {
+            match (it, axes.get(d)) {
+                (IteratorKind::Reduction, Some(Axis::Cols)) => {
+                    over_cols = over_cols.or(Some(&op.loc))
+                }
+                (IteratorKind::Reduction, Some(Axis::Rows)) => {
+                    over_rows = over_rows.or(Some(&op.loc))
+                }
+                _ => {}
+            }
+        }
+    }
+    let (m, n) = (a.rows, a.cols);
+    let tile = |r: u32, c: u32| u64::from(r) * physical_cols(c) * bytes;
+    let too_big = |loc: &Location, what: &str, need: u64| {
+        error(
+            loc,
+            format!(
+                "this reduction folds {what} of the {m}x{n} grid, which needs a {need}-byte tile; \
+                 the largest tile is {MAX_TILE_BYTES} bytes and folding in pieces would \
+                 reassociate the sum"
+            ),
+        )
+    };
+    let plan = match (over_cols, over_rows) {
+        (Some(_), Some(loc)) => {
+            if tile(m, n) > MAX_TILE_BYTES {
+                return Err(error(
+                    loc,
+                    format!(
+                        "this program reduces over both rows and columns, so the whole {m}x{n} \
+                         grid must fit one tile: {} bytes, more than {MAX_TILE_BYTES}",
+                        tile(m, n)
+                    ),
+                ));
+            }
+            Plan {
+                block_rows: m,
+                block_cols: n,
+            }
+        }
+        (Some(loc), None) => {
+            if tile(1, n) > MAX_TILE_BYTES {
+                return Err(too_big(loc, "each row", tile(1, n)));
+            }
+            let budget = budget.max(tile(1, n));
+            Plan {
+                block_rows: largest_divisor(m, |r| tile(r, n) <= budget),
+                block_cols: n,
+            }
+        }
+        (None, Some(loc)) => {
+            if tile(m, 1) > MAX_TILE_BYTES {
+                return Err(too_big(loc, "each column", tile(m, 1)));
+            }
+            let budget = budget.max(tile(m, 1));
+            Plan {
+                block_rows: m,
+                block_cols: largest_divisor(n, |c| tile(m, c) <= budget),
+            }
+        }
+        (None, None) => {
+            let block_cols = largest_divisor(n, |c| tile(1, c) <= budget);
+            let block_rows = largest_divisor(m, |r| tile(r, block_cols) <= budget);
+            Plan {
+                block_rows,
+                block_cols,
+            }
+        }
+    };
+    Ok(plan)
+}
+
+/// A scalar the kernel holds: a constant's bits or a kernel value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum ScalarSrc {
+    Const(u64),
+    Value(ValueId),
+}
+
+/// What a program value or body value is inside one block.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Sym {
+    /// A tile holding the block's part of a tensor of `layout` (never `One`).
+    Tile {
+        id: ValueId,
+        layout: Role,
+        dt: DataType,
+    },
+    /// A predicate tile; `inverted` means it holds the negation of the comparison (an unordered
+    /// predicate lowered as its ordered complement, undone by swapping a select's arms).
+    Pred {
+        id: ValueId,
+        layout: Role,
+        inverted: bool,
+    },
+    /// One value for every element.
+    Scalar { src: ScalarSrc, dt: DataType },
+    /// A `tensor.empty` (never read by a correct program).
+    Undef,
+}
+
+/// The binary tile ops: (tile-tile, tile-scalar, commutative).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Bin {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Max,
+    Min,
+}
+
+impl Bin {
+    fn mnemonics(self) -> (&'static str, &'static str) {
+        match self {
+            Bin::Add => ("TADD", "TADDS"),
+            Bin::Sub => ("TSUB", "TSUBS"),
+            Bin::Mul => ("TMUL", "TMULS"),
+            Bin::Div => ("TDIV", "TDIVS"),
+            Bin::Max => ("TMAX", "TMAXS"),
+            Bin::Min => ("TMIN", "TMINS"),
+        }
+    }
+
+    /// Whether `a op b` and `b op a` give the same bits under the ISA's rules (docs/isa.md §1.6,
+    /// §1.8: sums and products are IEEE-commutative, and MAX/MIN treat their operands alike,
+    /// both-NaN giving the canonical NaN).
+    fn commutes(self) -> bool {
+        matches!(self, Bin::Add | Bin::Mul | Bin::Max | Bin::Min)
+    }
+}
+
+/// Everything the lowering of one program needs.
+struct Lower<'p> {
+    program: &'p Program,
+    a: &'p Analysis,
+    plan: &'p Plan,
+    options: &'p Options,
+    /// Program argument → kernel argument (memref or scalar).
+    kernel_args: HashMap<ValueId, ValueId>,
+}
+
+/// The per-block state: what each program value is in this block.
+struct BlockState {
+    /// The block's first row and column, and the kernel's `index` zero.
+    row: ValueId,
+    col: ValueId,
+    zero: ValueId,
+    syms: HashMap<ValueId, Sym>,
+    consts: HashMap<(DataType, u64), ValueId>,
+}
+
+fn emit(
+    program: &Program,
+    a: &Analysis,
+    plan: &Plan,
+    options: &Options,
+) -> Result<GmKernel, Diagnostic> {
+    let mut b = GmBuilder::at_source(&program.name, program.loc.clone());
+    let mut lower = Lower {
+        program,
+        a,
+        plan,
+        options,
+        kernel_args: HashMap::new(),
+    };
+    for &arg in &program.args {
+        let name = program
+            .value(arg)
+            .name
+            .clone()
+            .unwrap_or_else(|| program.display_name(arg));
+        let kernel_arg = match program.ty(arg) {
+            LType::Tensor(t) => {
+                let role = a.roles.get(&arg).copied().unwrap_or(Role::Full);
+                let ty = lower.memref_type(role, t.elem, &program.loc)?;
+                b.memref(&name, &ty.to_string())
+            }
+            LType::Scalar(e) => {
+                let dt = e.data().ok_or_else(|| {
+                    error(
+                        &program.loc,
+                        format!("argument %{name} of type {e}: scalar arguments must be numbers"),
+                    )
+                })?;
+                b.scalar(&name, ScalarType::Element(dt))
+            }
+        };
+        lower.kernel_args.insert(arg, kernel_arg);
+    }
+    let mut outs = Vec::new();
+    for (k, &r) in program.results.iter().enumerate() {
+        let LType::Tensor(t) = program.ty(r) else {
+            return Err(error(
+                &program.loc,
+                format!("result {k} is a scalar; ptoc returns tensors"),
+            ));
+        };
+        let role = a.roles.get(&r).copied().unwrap_or(Role::Full);
+        if role == Role::One {
+            return Err(error(
+                &program.loc,
+                format!("result {k} ({t}) is a single element; ptoc returns vectors and grids"),
+            ));
+        }
+        let ty = lower.memref_type(role, t.elem, &program.loc)?;
+        outs.push((b.memref(&format!("r{k}"), &ty.to_string()), role));
+    }
+    let (m, n) = (a.rows, a.cols);
+    let (br, bc) = (plan.block_rows, plan.block_cols);
+    let c0 = b.index(0);
+    let mut failure = None;
+    let mut body = |b: &mut GmBuilder, row: ValueId, col: ValueId| {
+        if failure.is_none() {
+            if let Err(e) = lower.block(b, (row, col, c0), &outs) {
+                failure = Some(e);
+            }
+        }
+    };
+    match (m / br > 1, n / bc > 1) {
+        (false, false) => body(&mut b, c0, c0),
+        (true, false) => {
+            let (ub, step) = (b.index(i64::from(m)), b.index(i64::from(br)));
+            b.for_loop(c0, ub, step, &[], |b, i, _| {
+                body(b, i, c0);
+                vec![]
+            });
+        }
+        (false, true) => {
+            let (ub, step) = (b.index(i64::from(n)), b.index(i64::from(bc)));
+            b.for_loop(c0, ub, step, &[], |b, j, _| {
+                body(b, c0, j);
+                vec![]
+            });
+        }
+        (true, true) => {
+            let (ub_i, step_i) = (b.index(i64::from(m)), b.index(i64::from(br)));
+            let (ub_j, step_j) = (b.index(i64::from(n)), b.index(i64::from(bc)));
+            b.for_loop(c0, ub_i, step_i, &[], |b, i, _| {
+                b.for_loop(c0, ub_j, step_j, &[], |b, j, _| {
+                    body(b, i, j);
+                    vec![]
+                });
+                vec![]
+            });
+        }
+    }
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    b.at(program.loc.clone());
+    Ok(b.finish())
+}
+
+impl Lower<'_> {
+    /// The memref a tensor of `role` lives in: the grid, a column (`M×1`) or a row (`1×N`).
+    fn memref_type(
+        &self,
+        role: Role,
+        elem: Elem,
+        loc: &Location,
+    ) -> Result<MemRefType, Diagnostic> {
+        let dtype = tile_dtype(elem, loc)?;
+        let (rows, cols) = match role {
+            Role::Full => (self.a.rows, self.a.cols),
+            Role::Row => (self.a.rows, 1),
+            Role::Col => (1, self.a.cols),
+            Role::One => (1, 1),
+        };
+        Ok(MemRefType { rows, cols, dtype })
+    }
+
+    /// The tile type of one block's part of a tensor of `layout`.
+    fn tile_type(&self, layout: Role, dt: DataType) -> TileType {
+        let (r, c) = (self.plan.block_rows, self.plan.block_cols);
+        let pc = physical_cols(c) as u32;
+        match layout {
+            Role::Full => TileType::new(r, pc, dt).with_valid(r, c),
+            Role::Row | Role::One => TileType::new(r, 1, dt),
+            Role::Col => TileType::new(1, pc, dt).with_valid(1, c),
+        }
+    }
+
+    fn predicate_type(&self, layout: Role) -> TileType {
+        let t = self.tile_type(layout, DataType::FP32);
+        let (rows, cols) = (t.rows.known().unwrap_or(1), t.cols.known().unwrap_or(1));
+        let (vr, vc) = (
+            t.valid_rows.known().unwrap_or(rows),
+            t.valid_cols.known().unwrap_or(cols),
+        );
+        TileType::predicate(rows, cols).with_valid(vr, vc)
+    }
+
+    /// One block: every live op in program order, then the stores of the results.
+    fn block(
+        &self,
+        b: &mut GmBuilder,
+        (row, col, zero): (ValueId, ValueId, ValueId),
+        outs: &[(ValueId, Role)],
+    ) -> Result<(), Diagnostic> {
+        let mut st = BlockState {
+            row,
+            col,
+            zero,
+            syms: HashMap::new(),
+            consts: HashMap::new(),
+        };
+        for (i, op) in self.program.ops.iter().enumerate() {
+            if !op.results.iter().any(|r| self.a.live.contains(r)) {
+                continue;
+            }
+            b.at(op.loc.clone());
+            match &op.kind {
+                LOpKind::Constant(bits) => {
+                    let r = op.results[0];
+                    let dt = match self.program.ty(r) {
+                        LType::Tensor(t) => tile_dtype(t.elem, &op.loc)?,
+                        LType::Scalar(e) => tile_dtype(*e, &op.loc)?,
+                    };
+                    st.syms.insert(
+                        r,
+                        Sym::Scalar {
+                            src: ScalarSrc::Const(*bits),
+                            dt,
+                        },
+                    );
+                }
+                LOpKind::Empty => {
+                    st.syms.insert(op.results[0], Sym::Undef);
+                }
+                LOpKind::Reshape => {
+                    let s = self.value(b, &mut st, op.operands[0], &op.loc)?;
+                    st.syms.insert(op.results[0], s);
+                }
+                LOpKind::Generic(g) => self.generic(b, &mut st, i, g, &op.results, &op.loc)?,
+            }
+        }
+        b.at(self.program.loc.clone());
+        for (&r, &(mem, role)) in self.program.results.iter().zip(outs) {
+            let s = self.value(b, &mut st, r, &self.program.loc)?;
+            let tile = self.materialize(b, &mut st, s, role, &self.program.loc)?;
+            let (row, col) = self.offsets(&st, role);
+            b.store(tile, mem, row, col);
+        }
+        Ok(())
+    }
+
+    fn offsets(&self, st: &BlockState, role: Role) -> (ValueId, ValueId) {
+        match role {
+            Role::Full => (st.row, st.col),
+            Role::Row => (st.row, st.zero),
+            Role::Col => (st.zero, st.col),
+            Role::One => (st.zero, st.zero),
+        }
+    }
+
+    /// A program value in this block: arguments are loaded (or read as scalars) on first use.
+    fn value(
+        &self,
+        b: &mut GmBuilder,
+        st: &mut BlockState,
+        v: ValueId,
+        loc: &Location,
+    ) -> Result<Sym, Diagnostic> {
+        if let Some(&s) = st.syms.get(&v) {
+            return Ok(s);
+        }
+        let Some(&arg) = self.kernel_args.get(&v) else {
+            return Err(error(
+                loc,
+                format!(
+                    "%{} is used before it is defined",
+                    self.program.display_name(v)
+                ),
+            ));
+        };
+        let sym = match self.program.ty(v) {
+            LType::Scalar(e) => Sym::Scalar {
+                src: ScalarSrc::Value(arg),
+                dt: tile_dtype(*e, loc)?,
+            },
+            LType::Tensor(t) => {
+                let role = self.a.roles.get(&v).copied().unwrap_or(Role::Full);
+                if role == Role::One {
+                    return Err(error(
+                        loc,
+                        format!(
+                            "%{} ({t}) is a single-element tensor argument; pass it as a scalar",
+                            self.program.display_name(v)
+                        ),
+                    ));
+                }
+                let dt = tile_dtype(t.elem, loc)?;
+                let (row, col) = self.offsets(st, role);
+                let id = b.load_as(arg, row, col, self.tile_type(role, dt));
+                Sym::Tile {
+                    id,
+                    layout: role,
+                    dt,
+                }
+            }
+        };
+        st.syms.insert(v, sym);
+        Ok(sym)
+    }
+
+    /// A kernel scalar for `src` (constants made once per block, next to their first use).
+    fn scalar(
+        &self,
+        b: &mut GmBuilder,
+        st: &mut BlockState,
+        src: ScalarSrc,
+        dt: DataType,
+    ) -> ValueId {
+        match src {
+            ScalarSrc::Value(v) => v,
+            ScalarSrc::Const(bits) => *st
+                .consts
+                .entry((dt, bits))
+                .or_insert_with(|| b.constant(ScalarType::Element(dt), bits)),
+        }
+    }
+
+    fn op(
+        &self,
+        b: &mut GmBuilder,
+        mnemonic: &str,
+        operands: &[ValueId],
+        ty: TileType,
+        attrs: BTreeMap<String, Attr>,
+    ) -> ValueId {
+        let info = by_mnemonic(mnemonic).expect("the converter names catalogue ops only");
+        b.tile_op(info, operands, ty, NumericControl::default(), attrs)
+    }
+
+    /// `s` as a tile of `layout` (broadcasts made explicit).
+    fn materialize(
+        &self,
+        b: &mut GmBuilder,
+        st: &mut BlockState,
+        s: Sym,
+        layout: Role,
+        loc: &Location,
+    ) -> Result<ValueId, Diagnostic> {
+        let layout = if layout == Role::One {
+            Role::Row
+        } else {
+            layout
+        };
+        match s {
+            Sym::Tile {
+                id, layout: have, ..
+            } if have == layout => Ok(id),
+            Sym::Tile {
+                id,
+                layout: Role::Row,
+                dt,
+            } if layout == Role::Full => Ok(self.op(
+                b,
+                "TROWEXPAND",
+                &[id],
+                self.tile_type(Role::Full, dt),
+                BTreeMap::new(),
+            )),
+            Sym::Tile {
+                id,
+                layout: Role::Col,
+                dt,
+            } if layout == Role::Full => Ok(self.op(
+                b,
+                "TCOLEXPAND",
+                &[id],
+                self.tile_type(Role::Full, dt),
+                BTreeMap::new(),
+            )),
+            Sym::Tile { layout: have, .. } => Err(error(
+                loc,
+                format!(
+                    "cannot use {} where {} is needed",
+                    have.name(),
+                    layout.name()
+                ),
+            )),
+            Sym::Scalar { src, dt } => {
+                let v = self.scalar(b, st, src, dt);
+                Ok(self.op(
+                    b,
+                    "TEXPANDS",
+                    &[v],
+                    self.tile_type(layout, dt),
+                    BTreeMap::new(),
+                ))
+            }
+            Sym::Pred { layout: have, .. } => Err(error(
+                loc,
+                format!(
+                    "a comparison's result over {} is used as a value over {}",
+                    have.name(),
+                    layout.name()
+                ),
+            )),
+            Sym::Undef => Err(error(
+                loc,
+                "reads the elements of a tensor.empty, which are undefined",
+            )),
+        }
+    }
+
+    fn layout(s: Sym) -> Role {
+        match s {
+            Sym::Tile { layout, .. } | Sym::Pred { layout, .. } => layout,
+            Sym::Scalar { .. } | Sym::Undef => Role::One,
+        }
+    }
+
+    /// One live generic: its live results, by kind.
+    fn generic(
+        &self,
+        b: &mut GmBuilder,
+        st: &mut BlockState,
+        index: usize,
+        g: &Generic,
+        results: &[ValueId],
+        loc: &Location,
+    ) -> Result<(), Diagnostic> {
+        let axes = self.a.axes.get(&index).cloned().unwrap_or_default();
+        let reduced: Vec<Axis> = g
+            .iterators
+            .iter()
+            .zip(&axes)
+            .filter(|(it, _)| **it == IteratorKind::Reduction)
+            .map(|(_, &a)| a)
+            .collect();
+        // Block arguments: inputs then outputs, each the operand's value in this block.
+        let mut args = Vec::new();
+        for &v in g.inputs.iter().chain(&g.outputs) {
+            args.push(v);
+        }
+        let live: Vec<usize> = (0..results.len())
+            .filter(|&k| self.a.live.contains(&results[k]))
+            .collect();
+        let mut eval = BodyEval {
+            memo: vec![None; g.body.ops.len()],
+            reduced: !reduced.is_empty(),
+            n_in: g.inputs.len(),
+        };
+        for k in live {
+            let sym = match reduced.as_slice() {
+                [] => {
+                    let y = g.body.yields[k];
+                    self.body_value(b, st, g, &args, &mut eval, y, loc)?
+                }
+                [axis] => self.reduce(b, st, g, &args, &mut eval, k, *axis, loc)?,
+                _ => {
+                    return Err(error(
+                        loc,
+                        "a reduction over more than one loop; ptoc folds rows or columns, one at a time",
+                    ))
+                }
+            };
+            st.syms.insert(results[k], sym);
+        }
+        Ok(())
+    }
+
+    /// A body value's symbol.
+    #[allow(clippy::too_many_arguments)]
+    fn body_value(
+        &self,
+        b: &mut GmBuilder,
+        st: &mut BlockState,
+        g: &Generic,
+        args: &[ValueId],
+        eval: &mut BodyEval,
+        v: BodyValue,
+        loc: &Location,
+    ) -> Result<Sym, Diagnostic> {
+        match v {
+            BodyValue::Arg(k) => {
+                if eval.reduced && k >= eval.n_in {
+                    return Err(error(
+                        loc,
+                        "a reduction's accumulator is read other than by its combining op",
+                    ));
+                }
+                let value = *args
+                    .get(k)
+                    .ok_or_else(|| error(loc, format!("block argument {k} out of range")))?;
+                self.value(b, st, value, loc)
+            }
+            BodyValue::Outer(id) => self.value(b, st, id, loc),
+            BodyValue::Op(i) => {
+                if let Some(s) = eval.memo[i] {
+                    return Ok(s);
+                }
+                let op = &g.body.ops[i];
+                let mut operands = Vec::new();
+                for &o in &op.operands {
+                    operands.push(self.body_value(b, st, g, args, eval, o, &op.loc)?);
+                }
+                b.at(op.loc.clone());
+                let s = self.scalar_op(b, st, op, &operands, g, args, eval)?;
+                eval.memo[i] = Some(s);
+                Ok(s)
+            }
+        }
+    }
+
+    /// One body op over symbols.
+    #[allow(clippy::too_many_arguments)]
+    fn scalar_op(
+        &self,
+        b: &mut GmBuilder,
+        st: &mut BlockState,
+        op: &ptoc_ir::linalg::BodyOp,
+        x: &[Sym],
+        g: &Generic,
+        args: &[ValueId],
+        eval: &mut BodyEval,
+    ) -> Result<Sym, Diagnostic> {
+        let loc = &op.loc;
+        let dt = || tile_dtype(op.ty, loc);
+        let no_nans = op.no_nans || self.options.assume_no_nans;
+        let _ = (g, args, eval);
+        let s = match op.op {
+            ScalarOp::Constant(bits) => Sym::Scalar {
+                src: ScalarSrc::Const(bits),
+                dt: dt()?,
+            },
+            ScalarOp::AddF | ScalarOp::AddI => self.binary(b, st, Bin::Add, x[0], x[1], loc)?,
+            ScalarOp::SubF | ScalarOp::SubI => self.binary(b, st, Bin::Sub, x[0], x[1], loc)?,
+            ScalarOp::MulF | ScalarOp::MulI => self.binary(b, st, Bin::Mul, x[0], x[1], loc)?,
+            ScalarOp::DivF | ScalarOp::DivSI => self.binary(b, st, Bin::Div, x[0], x[1], loc)?,
+            ScalarOp::MaxNumF | ScalarOp::MaxSI => self.binary(b, st, Bin::Max, x[0], x[1], loc)?,
+            ScalarOp::MinNumF | ScalarOp::MinSI => self.binary(b, st, Bin::Min, x[0], x[1], loc)?,
+            ScalarOp::MaximumF => {
+                self.nan_propagating(b, st, Bin::Max, x[0], x[1], no_nans, loc)?
+            }
+            ScalarOp::MinimumF => {
+                self.nan_propagating(b, st, Bin::Min, x[0], x[1], no_nans, loc)?
+            }
+            ScalarOp::NegF => self.unary(b, st, "TNEG", x[0], None, loc)?,
+            ScalarOp::AbsF => self.unary(b, st, "TABS", x[0], None, loc)?,
+            ScalarOp::Exp => self.unary(b, st, "TEXP", x[0], None, loc)?,
+            ScalarOp::Log => self.unary(b, st, "TLOG", x[0], None, loc)?,
+            ScalarOp::Sqrt => self.unary(b, st, "TSQRT", x[0], None, loc)?,
+            ScalarOp::Rsqrt => self.unary(b, st, "TRSQRT", x[0], None, loc)?,
+            // Float conversions round once, to nearest even: TCVT's default between floats.
+            ScalarOp::ExtF | ScalarOp::TruncF => {
+                self.unary(b, st, "TCVT", x[0], Some(dt()?), loc)?
+            }
+            ScalarOp::CmpF(p) => self.cmpf(b, st, p, x[0], x[1], op, loc)?,
+            ScalarOp::CmpI(p) => {
+                let mode = match p {
+                    CmpIPredicate::Eq => CmpMode::Eq,
+                    CmpIPredicate::Ne => CmpMode::Ne,
+                    CmpIPredicate::Slt => CmpMode::Lt,
+                    CmpIPredicate::Sle => CmpMode::Le,
+                    CmpIPredicate::Sgt => CmpMode::Gt,
+                    CmpIPredicate::Sge => CmpMode::Ge,
+                    CmpIPredicate::Ult
+                    | CmpIPredicate::Ule
+                    | CmpIPredicate::Ugt
+                    | CmpIPredicate::Uge => return Err(unsigned(op.op, loc)),
+                };
+                self.compare(b, st, mode, false, x[0], x[1], loc)?
+            }
+            ScalarOp::Select => self.select(b, st, x[0], x[1], x[2], loc)?,
+            ScalarOp::DivUI | ScalarOp::MaxUI | ScalarOp::MinUI => {
+                return Err(unsigned(op.op, loc))
+            }
+            ScalarOp::Index(_) | ScalarOp::IndexCast => {
+                return Err(error(
+                    loc,
+                    format!(
+                        "{} is not supported where its value is used: the ISA's tile ops have no \
+                         element index (an unused argmax result, as torch-mlir emits, is fine)",
+                        op.op.mlir_name()
+                    ),
+                ))
+            }
+        };
+        Ok(s)
+    }
+
+    /// `a op b` with broadcasts made explicit; a scalar operand uses the tile-scalar form.
+    fn binary(
+        &self,
+        b: &mut GmBuilder,
+        st: &mut BlockState,
+        kind: Bin,
+        x: Sym,
+        y: Sym,
+        loc: &Location,
+    ) -> Result<Sym, Diagnostic> {
+        let (tt, ts) = kind.mnemonics();
+        let dt = sym_dtype(x)
+            .or(sym_dtype(y))
+            .ok_or_else(|| error(loc, "operands have no element type"))?;
+        match (x, y) {
+            (Sym::Tile { id, layout, .. }, Sym::Scalar { src, .. }) => {
+                let s = self.scalar(b, st, src, dt);
+                let r = self.op(b, ts, &[id, s], self.tile_type(layout, dt), BTreeMap::new());
+                Ok(Sym::Tile { id: r, layout, dt })
+            }
+            (Sym::Scalar { src, .. }, Sym::Tile { id, layout, .. }) if kind.commutes() => {
+                let s = self.scalar(b, st, src, dt);
+                let r = self.op(b, ts, &[id, s], self.tile_type(layout, dt), BTreeMap::new());
+                Ok(Sym::Tile { id: r, layout, dt })
+            }
+            _ => {
+                let layout = Self::layout(x).join(Self::layout(y));
+                let layout = if layout == Role::One {
+                    Role::Row
+                } else {
+                    layout
+                };
+                let l = self.materialize(b, st, x, layout, loc)?;
+                let r = self.materialize(b, st, y, layout, loc)?;
+                let id = self.op(b, tt, &[l, r], self.tile_type(layout, dt), BTreeMap::new());
+                Ok(Sym::Tile { id, layout, dt })
+            }
+        }
+    }
+
+    /// `arith.maximumf`/`minimumf`: NaN if either operand is NaN, where the ISA's MAX/MIN return
+    /// the number (docs/isa.md §1.8). The ISA op gives the right value whenever neither operand
+    /// is NaN (its zero rule is IEEE's `-0 < +0`), so each operand that may be NaN is selected
+    /// back in where it is one: `r = x == x ? r : x` (TCMP EQ is false exactly on NaN, §1.9).
+    /// With `no_nans` (fastmath `nnan`, `--assume-no-nans`) the ISA op alone.
+    #[allow(clippy::too_many_arguments)]
+    fn nan_propagating(
+        &self,
+        b: &mut GmBuilder,
+        st: &mut BlockState,
+        kind: Bin,
+        x: Sym,
+        y: Sym,
+        no_nans: bool,
+        loc: &Location,
+    ) -> Result<Sym, Diagnostic> {
+        let mut r = self.binary(b, st, kind, x, y, loc)?;
+        if no_nans {
+            return Ok(r);
+        }
+        for operand in [x, y] {
+            if let Sym::Scalar {
+                src: ScalarSrc::Const(bits),
+                dt,
+            } = operand
+            {
+                if !is_nan(dt, bits) {
+                    continue;
+                }
+            }
+            r = self.keep_nan(b, st, r, operand, loc)?;
+        }
+        Ok(r)
+    }
+
+    /// `v == v ? r : v`: `r` where `v` is a number, `v` (a NaN) elsewhere.
+    fn keep_nan(
+        &self,
+        b: &mut GmBuilder,
+        st: &mut BlockState,
+        r: Sym,
+        v: Sym,
+        loc: &Location,
+    ) -> Result<Sym, Diagnostic> {
+        let layout = Self::layout(r).join(Self::layout(v));
+        let layout = if layout == Role::One {
+            Role::Row
+        } else {
+            layout
+        };
+        let dt = sym_dtype(r).ok_or_else(|| error(loc, "no element type"))?;
+        let vt = self.materialize(b, st, v, layout, loc)?;
+        let rt = self.materialize(b, st, r, layout, loc)?;
+        let p = self.op(
+            b,
+            "TCMP",
+            &[vt, vt],
+            self.predicate_type(layout),
+            cmode(CmpMode::Eq),
+        );
+        let id = self.op(
+            b,
+            "TSEL",
+            &[p, rt, vt],
+            self.tile_type(layout, dt),
+            BTreeMap::new(),
+        );
+        Ok(Sym::Tile { id, layout, dt })
+    }
+
+    /// A one-source op (`dst` for TCVT's result type).
+    fn unary(
+        &self,
+        b: &mut GmBuilder,
+        st: &mut BlockState,
+        mnemonic: &str,
+        x: Sym,
+        dst: Option<DataType>,
+        loc: &Location,
+    ) -> Result<Sym, Diagnostic> {
+        let src_dt = sym_dtype(x).ok_or_else(|| error(loc, "operand has no element type"))?;
+        let dt = dst.unwrap_or(src_dt);
+        let layout = match Self::layout(x) {
+            Role::One => Role::Row,
+            l => l,
+        };
+        let t = self.materialize(b, st, x, layout, loc)?;
+        let id = self.op(
+            b,
+            mnemonic,
+            &[t],
+            self.tile_type(layout, dt),
+            BTreeMap::new(),
+        );
+        Ok(Sym::Tile { id, layout, dt })
+    }
+
+    /// `arith.cmpf`. The ISA's relations are false on NaN except NE (docs/isa.md §1.9), which
+    /// are exactly `oeq ogt oge olt ole une`. An unordered `ugt uge ult ule` is the negation of
+    /// an ordered one (`ugt = !ole`), kept as an inverted predicate that a select undoes by
+    /// swapping its arms; `ord`/`uno` of a value with itself are `EQ`/`NE`.
+    #[allow(clippy::too_many_arguments)]
+    fn cmpf(
+        &self,
+        b: &mut GmBuilder,
+        st: &mut BlockState,
+        p: CmpFPredicate,
+        x: Sym,
+        y: Sym,
+        op: &ptoc_ir::linalg::BodyOp,
+        loc: &Location,
+    ) -> Result<Sym, Diagnostic> {
+        let same = op.operands.first() == op.operands.get(1);
+        let (mode, inverted) = match p {
+            CmpFPredicate::Oeq => (CmpMode::Eq, false),
+            CmpFPredicate::Ogt => (CmpMode::Gt, false),
+            CmpFPredicate::Oge => (CmpMode::Ge, false),
+            CmpFPredicate::Olt => (CmpMode::Lt, false),
+            CmpFPredicate::Ole => (CmpMode::Le, false),
+            CmpFPredicate::Une => (CmpMode::Ne, false),
+            CmpFPredicate::Ugt => (CmpMode::Le, true),
+            CmpFPredicate::Uge => (CmpMode::Lt, true),
+            CmpFPredicate::Ult => (CmpMode::Ge, true),
+            CmpFPredicate::Ule => (CmpMode::Gt, true),
+            CmpFPredicate::Ord if same => (CmpMode::Eq, false),
+            CmpFPredicate::Uno if same => (CmpMode::Ne, false),
+            other => {
+                return Err(error(
+                    loc,
+                    format!(
+                        "arith.cmpf {} has no exact TCMP form (TCMP's relations are eq, ne, lt, \
+                         gt, le, ge with NaN unordered); supported: oeq ogt oge olt ole une ugt \
+                         uge ult ule, and ord/uno of a value with itself",
+                        cmpf_name(other)
+                    ),
+                ))
+            }
+        };
+        self.compare(b, st, mode, inverted, x, y, loc)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn compare(
+        &self,
+        b: &mut GmBuilder,
+        st: &mut BlockState,
+        mode: CmpMode,
+        inverted: bool,
+        x: Sym,
+        y: Sym,
+        loc: &Location,
+    ) -> Result<Sym, Diagnostic> {
+        let layout = Self::layout(x).join(Self::layout(y));
+        let layout = if layout == Role::One {
+            Role::Row
+        } else {
+            layout
+        };
+        let l = self.materialize(b, st, x, layout, loc)?;
+        let r = self.materialize(b, st, y, layout, loc)?;
+        let id = self.op(b, "TCMP", &[l, r], self.predicate_type(layout), cmode(mode));
+        Ok(Sym::Pred {
+            id,
+            layout,
+            inverted,
+        })
+    }
+
+    fn select(
+        &self,
+        b: &mut GmBuilder,
+        st: &mut BlockState,
+        c: Sym,
+        x: Sym,
+        y: Sym,
+        loc: &Location,
+    ) -> Result<Sym, Diagnostic> {
+        let Sym::Pred {
+            id: p,
+            layout,
+            inverted,
+        } = c
+        else {
+            return Err(error(
+                loc,
+                "arith.select on a condition that is not a comparison inside the region",
+            ));
+        };
+        let want = layout.join(Self::layout(x)).join(Self::layout(y));
+        if want != layout {
+            return Err(error(
+                loc,
+                format!(
+                    "the condition is computed over {} but the selected values over {}; compare \
+                     full-grid values instead",
+                    layout.name(),
+                    want.name()
+                ),
+            ));
+        }
+        let dt = sym_dtype(x)
+            .or(sym_dtype(y))
+            .ok_or_else(|| error(loc, "no element type"))?;
+        let (t, f) = if inverted { (y, x) } else { (x, y) };
+        let t = self.materialize(b, st, t, layout, loc)?;
+        let f = self.materialize(b, st, f, layout, loc)?;
+        let id = self.op(
+            b,
+            "TSEL",
+            &[p, t, f],
+            self.tile_type(layout, dt),
+            BTreeMap::new(),
+        );
+        Ok(Sym::Tile { id, layout, dt })
+    }
+
+    /// A reduction's `k`-th result. linalg folds `out = combine(e, out)` over the reduced loop
+    /// in increasing order from the init; the ISA's TROW*/TCOL* ops fold in the same order from
+    /// their own start (SUM from +0, PROD from one, MAX/MIN from the first element, docs/isa.md
+    /// §1.5). So the init is folded in afterwards only where that is bit-exact: never needed for
+    /// a +0.0 sum or a 1.0 product (the ISA starts there), exact for integer sums and products
+    /// (modular arithmetic reassociates) and for MAX/MIN (a lattice: order does not matter);
+    /// a float sum or product from another init needs `--allow-reassociation`.
+    #[allow(clippy::too_many_arguments)]
+    fn reduce(
+        &self,
+        b: &mut GmBuilder,
+        st: &mut BlockState,
+        g: &Generic,
+        args: &[ValueId],
+        eval: &mut BodyEval,
+        k: usize,
+        axis: Axis,
+        loc: &Location,
+    ) -> Result<Sym, Diagnostic> {
+        let acc = BodyValue::Arg(g.inputs.len() + k);
+        let shape_err = || {
+            error(
+                loc,
+                format!(
+                    "reduction result {k} is not `combine(value, accumulator)` with combine one \
+                     of arith.addf mulf maximumf minimumf maxnumf minnumf addi muli maxsi minsi"
+                ),
+            )
+        };
+        let BodyValue::Op(ci) = g.body.yields[k] else {
+            return Err(shape_err());
+        };
+        let combine = &g.body.ops[ci];
+        let e = match combine.operands.as_slice() {
+            [e, a] if *a == acc => *e,
+            [a, e] if *a == acc => *e,
+            _ => return Err(shape_err()),
+        };
+        let (name, float) = match combine.op {
+            ScalarOp::AddF => ("SUM", true),
+            ScalarOp::MulF => ("PROD", true),
+            ScalarOp::MaximumF | ScalarOp::MaxNumF => ("MAX", true),
+            ScalarOp::MinimumF | ScalarOp::MinNumF => ("MIN", true),
+            ScalarOp::AddI => ("SUM", false),
+            ScalarOp::MulI => ("PROD", false),
+            ScalarOp::MaxSI => ("MAX", false),
+            ScalarOp::MinSI => ("MIN", false),
+            ScalarOp::MaxUI | ScalarOp::MinUI => return Err(unsigned(combine.op, &combine.loc)),
+            _ => return Err(shape_err()),
+        };
+        let value = self.body_value(b, st, g, args, eval, e, &combine.loc)?;
+        b.at(combine.loc.clone());
+        let dt = tile_dtype(combine.ty, &combine.loc)?;
+        let x = self.materialize(b, st, value, Role::Full, &combine.loc)?;
+        let (prefix, layout) = match axis {
+            Axis::Cols => ("TROW", Role::Row),
+            Axis::Rows => ("TCOL", Role::Col),
+        };
+        let folded = self.op(
+            b,
+            &format!("{prefix}{name}"),
+            &[x],
+            self.tile_type(layout, dt),
+            BTreeMap::new(),
+        );
+        let mut r = Sym::Tile {
+            id: folded,
+            layout,
+            dt,
+        };
+        let propagates = matches!(combine.op, ScalarOp::MaximumF | ScalarOp::MinimumF);
+        let no_nans = combine.no_nans || self.options.assume_no_nans;
+        if propagates && !no_nans {
+            // Any NaN in the line makes the result NaN: sum the line with every number replaced
+            // by +0 (a sum of zeros is +0, and any NaN makes it NaN), then select that sum back
+            // where it is NaN.
+            let zero = self.materialize(
+                b,
+                st,
+                Sym::Scalar {
+                    src: ScalarSrc::Const(0),
+                    dt,
+                },
+                Role::Full,
+                loc,
+            )?;
+            let numbers = self.op(
+                b,
+                "TCMP",
+                &[x, x],
+                self.predicate_type(Role::Full),
+                cmode(CmpMode::Eq),
+            );
+            let nan_only = self.op(
+                b,
+                "TSEL",
+                &[numbers, zero, x],
+                self.tile_type(Role::Full, dt),
+                BTreeMap::new(),
+            );
+            let nan_sum = self.op(
+                b,
+                &format!("{prefix}SUM"),
+                &[nan_only],
+                self.tile_type(layout, dt),
+                BTreeMap::new(),
+            );
+            r = self.keep_nan(
+                b,
+                st,
+                r,
+                Sym::Tile {
+                    id: nan_sum,
+                    layout,
+                    dt,
+                },
+                loc,
+            )?;
+        }
+        let init = self.value(b, st, args[g.inputs.len() + k], loc)?;
+        let init_const = match init {
+            Sym::Scalar {
+                src: ScalarSrc::Const(bits),
+                ..
+            } => Some(bits),
+            _ => None,
+        };
+        let fmt = format_of(dt);
+        let is = |bits: Option<u64>| init_const.is_some() && init_const == bits;
+        let identity = match combine.op {
+            ScalarOp::AddF => is(Some(0)),
+            ScalarOp::MulF => is(fmt.map(|f| f.one())),
+            ScalarOp::AddI => is(Some(0)),
+            ScalarOp::MulI => is(Some(1)),
+            // maxnum ignores a NaN init; maximum's identity is -inf (+inf for minimum).
+            ScalarOp::MaxNumF | ScalarOp::MinNumF => {
+                init_const.is_some_and(|bits| is_nan(dt, bits))
+            }
+            ScalarOp::MaximumF => is(fmt.map(|f| f.inf_or_nan(true))),
+            ScalarOp::MinimumF => is(fmt.map(|f| f.inf_or_nan(false))),
+            _ => false,
+        };
+        if identity {
+            return Ok(r);
+        }
+        let (bin, needs_reassociation) = match combine.op {
+            ScalarOp::AddF => (Bin::Add, true),
+            ScalarOp::MulF => (Bin::Mul, true),
+            ScalarOp::AddI => (Bin::Add, false),
+            ScalarOp::MulI => (Bin::Mul, false),
+            ScalarOp::MaxNumF | ScalarOp::MaximumF | ScalarOp::MaxSI => (Bin::Max, false),
+            _ => (Bin::Min, false),
+        };
+        if needs_reassociation && float && !self.options.allow_reassociation {
+            return Err(error(
+                &combine.loc,
+                format!(
+                    "this {} starts from an init other than {}, which the ISA's fold cannot start \
+                     from: adding it afterwards reassociates the fold; pass \
+                     --allow-reassociation to accept that",
+                    if bin == Bin::Add { "sum" } else { "product" },
+                    if bin == Bin::Add { "+0.0" } else { "1.0" },
+                ),
+            ));
+        }
+        if propagates {
+            self.nan_propagating(b, st, bin, r, init, no_nans, loc)
+        } else {
+            self.binary(b, st, bin, r, init, loc)
+        }
+    }
+}
+
+/// Symbolic evaluation state of one generic's body.
+struct BodyEval {
+    memo: Vec<Option<Sym>>,
+    reduced: bool,
+    n_in: usize,
+}
+
+fn cmode(mode: CmpMode) -> BTreeMap<String, Attr> {
+    BTreeMap::from([(
+        CMODE_ATTR.to_string(),
+        Attr::Str(mode.mlir_name().to_string()),
+    )])
+}
+
+fn sym_dtype(s: Sym) -> Option<DataType> {
+    match s {
+        Sym::Tile { dt, .. } | Sym::Scalar { dt, .. } => Some(dt),
+        Sym::Pred { .. } | Sym::Undef => None,
+    }
+}
+
+fn is_nan(dt: DataType, bits: u64) -> bool {
+    format_of(dt).is_some_and(|f| f.unpack(bits).is_nan())
+}
+
+/// The tile DataType of an element: numbers only.
+fn tile_dtype(elem: Elem, loc: &Location) -> Result<DataType, Diagnostic> {
+    match elem {
+        Elem::Data(t) if t.class() != TypeClass::Other => Ok(t),
+        other => Err(error(
+            loc,
+            format!("elements of type {other} cannot live in a tile"),
+        )),
+    }
+}
+
+fn unsigned(op: ScalarOp, loc: &Location) -> Diagnostic {
+    error(
+        loc,
+        format!(
+            "{} reads its operands as unsigned, but ptoc keeps MLIR's signless integers in signed \
+             tiles (S8..S64); use the signed form",
+            op.mlir_name()
+        ),
+    )
+}
+
+fn cmpf_name(p: CmpFPredicate) -> &'static str {
+    match p {
+        CmpFPredicate::False => "false",
+        CmpFPredicate::Oeq => "oeq",
+        CmpFPredicate::Ogt => "ogt",
+        CmpFPredicate::Oge => "oge",
+        CmpFPredicate::Olt => "olt",
+        CmpFPredicate::Ole => "ole",
+        CmpFPredicate::One => "one",
+        CmpFPredicate::Ord => "ord",
+        CmpFPredicate::Ueq => "ueq",
+        CmpFPredicate::Ugt => "ugt",
+        CmpFPredicate::Uge => "uge",
+        CmpFPredicate::Ult => "ult",
+        CmpFPredicate::Ule => "ule",
+        CmpFPredicate::Une => "une",
+        CmpFPredicate::Uno => "uno",
+        CmpFPredicate::True => "true",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manager::PassManager;
+    use ptoc_ir::linalg::{Body, BodyOp, LOp, TensorType};
+    use ptoc_ir::{GmOpKind, Module};
+
+    /// A hand-built program, op by op, each at its own line of `p.mlir`.
+    struct P {
+        p: Program,
+        line: u32,
+    }
+
+    fn f32t(shape: &[u32]) -> LType {
+        LType::Tensor(TensorType {
+            shape: shape.to_vec(),
+            elem: Elem::Data(DataType::FP32),
+        })
+    }
+
+    const F32: Elem = Elem::Data(DataType::FP32);
+
+    impl P {
+        fn new() -> P {
+            P {
+                p: Program::new("main", Location::new("p.mlir", 1, 1)),
+                line: 1,
+            }
+        }
+        fn loc(&mut self) -> Location {
+            self.line += 1;
+            Location::new("p.mlir", self.line, 5)
+        }
+        fn push(&mut self, kind: LOpKind, operands: Vec<ValueId>, tys: Vec<LType>) -> Vec<ValueId> {
+            let results: Vec<ValueId> =
+                tys.into_iter().map(|t| self.p.add_value(None, t)).collect();
+            let loc = self.loc();
+            self.p.ops.push(LOp {
+                kind,
+                operands,
+                results: results.clone(),
+                loc,
+            });
+            results
+        }
+        fn constant(&mut self, bits: u64) -> ValueId {
+            self.push(LOpKind::Constant(bits), vec![], vec![LType::Scalar(F32)])[0]
+        }
+        fn empty(&mut self, shape: &[u32]) -> ValueId {
+            self.push(LOpKind::Empty, vec![], vec![f32t(shape)])[0]
+        }
+        fn generic(
+            &mut self,
+            iterators: &[IteratorKind],
+            ins: &[ValueId],
+            outs: &[ValueId],
+            maps: &[&[MapExpr]],
+            ops: Vec<(ScalarOp, Vec<BodyValue>)>,
+            yields: Vec<BodyValue>,
+        ) -> Vec<ValueId> {
+            let loc = self.loc();
+            let body = Body {
+                args: vec![F32; ins.len() + outs.len()],
+                ops: ops
+                    .into_iter()
+                    .map(|(op, operands)| BodyOp {
+                        op,
+                        operands,
+                        ty: F32,
+                        no_nans: false,
+                        loc: loc.clone(),
+                    })
+                    .collect(),
+                yields,
+            };
+            let g = Generic {
+                iterators: iterators.to_vec(),
+                inputs: ins.to_vec(),
+                outputs: outs.to_vec(),
+                maps: maps.iter().map(|m| m.to_vec()).collect(),
+                body,
+            };
+            let tys = outs.iter().map(|&o| self.p.ty(o).clone()).collect();
+            let mut operands = ins.to_vec();
+            operands.extend(outs);
+            self.push(LOpKind::Generic(g), operands, tys)
+        }
+    }
+
+    use BodyValue::{Arg, Op};
+    use IteratorKind::{Parallel as Par, Reduction as Red};
+    use MapExpr::Dim;
+
+    /// torch-mlir's row softmax after normalisation (maps as `mlir-opt` prints them).
+    fn softmax(m: u32, n: u32) -> Program {
+        let mut p = P::new();
+        let x = p.p.add_arg(Some("x".into()), f32t(&[m, n]));
+        let zero = p.constant(0);
+        let ninf = p.constant(0xFF80_0000);
+        let e1 = p.empty(&[m]);
+        let fill_max = p.generic(
+            &[Par],
+            &[ninf],
+            &[e1],
+            &[&[], &[Dim(0)]],
+            vec![],
+            vec![Arg(0)],
+        )[0];
+        let max = p.generic(
+            &[Par, Red],
+            &[x],
+            &[fill_max],
+            &[&[Dim(0), Dim(1)], &[Dim(0)]],
+            vec![(ScalarOp::MaximumF, vec![Arg(0), Arg(1)])],
+            vec![Op(0)],
+        )[0];
+        let e2 = p.empty(&[m, n]);
+        let full: &[MapExpr] = &[Dim(0), Dim(1)];
+        let sub = p.generic(
+            &[Par, Par],
+            &[x, max],
+            &[e2],
+            &[full, &[Dim(0)], full],
+            vec![(ScalarOp::SubF, vec![Arg(0), Arg(1)])],
+            vec![Op(0)],
+        )[0];
+        let exp = p.generic(
+            &[Par, Par],
+            &[sub],
+            &[e2],
+            &[full, full],
+            vec![(ScalarOp::Exp, vec![Arg(0)])],
+            vec![Op(0)],
+        )[0];
+        let fill_sum = p.generic(
+            &[Par],
+            &[zero],
+            &[e1],
+            &[&[], &[Dim(0)]],
+            vec![],
+            vec![Arg(0)],
+        )[0];
+        let sum = p.generic(
+            &[Par, Red],
+            &[exp],
+            &[fill_sum],
+            &[full, &[Dim(0)]],
+            vec![(ScalarOp::AddF, vec![Arg(0), Arg(1)])],
+            vec![Op(0)],
+        )[0];
+        let div = p.generic(
+            &[Par, Par],
+            &[exp, sum],
+            &[e2],
+            &[full, &[Dim(0)], full],
+            vec![(ScalarOp::DivF, vec![Arg(0), Arg(1)])],
+            vec![Op(0)],
+        )[0];
+        p.p.results.push(div);
+        p.p
+    }
+
+    fn tile_ops(k: &GmKernel) -> Vec<String> {
+        let mut names = Vec::new();
+        k.walk(|op| {
+            if let GmOpKind::Tile { info, .. } = &op.kind {
+                names.push(info.mnemonic.to_string());
+            }
+        });
+        names
+    }
+
+    #[test]
+    fn softmax_tiles_rows_and_compiles_through_the_default_pipeline() {
+        let program = softmax(512, 1024);
+        let k = convert(&program, &Options::default()).unwrap();
+        // 4 KiB rows: 4 rows per 16 KiB block.
+        let ops = tile_ops(&k);
+        assert_eq!(ops[0], "TROWMAX", "{ops:?}");
+        let mut module = Module {
+            linalg: vec![program],
+            ..Module::default()
+        };
+        let pm = PassManager::default_pipeline(&Options::default());
+        let mut ctx = PassContext::new(Options::default());
+        pm.run(&mut module, &mut ctx, &mut |_, _, _| {})
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        assert!(module.linalg.is_empty());
+        let fused = tile_ops(&module.gm_kernels[0]);
+        assert!(fused.contains(&"TROWEXPANDEXPDIF".to_string()), "{fused:?}");
+    }
+}
