@@ -1949,8 +1949,16 @@ mod tests {
     fn softmax_tiles_rows_and_compiles_through_the_default_pipeline() {
         let program = softmax(512, 1024);
         let k = convert(&program, &Options::default()).unwrap();
-        // 4 KiB rows: 4 rows per 16 KiB block.
         let ops = tile_ops(&k);
+        // One 4 KiB row per block: on four PEs a tile costs four times its size, and a hand
+        // keeps 16 of them (docs/isa.md §3.4).
+        let mut loads = Vec::new();
+        k.walk(|op| {
+            if matches!(op.kind, GmOpKind::Load) {
+                loads.push(k.ty(op.results[0]).to_string());
+            }
+        });
+        assert_eq!(loads, ["!pto.tile<1x1024xf32>"]);
         assert_eq!(ops[0], "TROWMAX", "{ops:?}");
         let mut module = Module {
             linalg: vec![program],

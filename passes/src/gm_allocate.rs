@@ -16,8 +16,9 @@
 //!
 //! Ages are tracked assuming every hand may be full (a tile is reachable while at most 15 newer
 //! ones were pushed on its hand), which holds whatever the trip counts. Capacity is proved by an
-//! abstract interpretation that keeps, per hand and age, the largest footprint any path can leave
-//! there (loops to a fixed point); a kernel that could exceed the core's capacity is a located
+//! abstract interpretation over the footprint states paths can reach (per hand, each tile's bytes
+//! by age; loops to a fixed point, exact while the states are few, merged to per-slot maxima
+//! beyond); a kernel that could exceed the core's capacity is a located
 //! error.
 //!
 //! Under `absolute` naming no register is ever freed, so a loop body may produce no tile at all
@@ -382,38 +383,71 @@ impl Queue {
     }
 }
 
-/// Per hand and age, the largest footprint any path can leave there.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// The footprint of each tile a hand holds, youngest first, on one path.
+type Footprints = [Vec<u64>; 4];
+
+/// How many distinct states [`Abstract`] keeps before it merges them.
+const MAX_STATES: usize = 64;
+
+/// The footprint states the paths reaching a point can leave: exactly, while there are at most
+/// [`MAX_STATES`] (a straight-line loop body reaches a periodic state within 16 iterations, so a
+/// loop's states stay few); beyond that, one state holding per hand and age the largest footprint
+/// any path leaves there, which over-approximates every path's total.
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct Abstract {
-    hands: [Vec<u64>; 4],
+    states: BTreeSet<Footprints>,
+}
+
+impl Default for Abstract {
+    fn default() -> Self {
+        Abstract {
+            states: BTreeSet::from([Footprints::default()]),
+        }
+    }
 }
 
 impl Abstract {
+    /// Push a tile of `bytes` on `hand` on every path; the largest total any path then holds.
     fn push(&mut self, hand: Hand, bytes: u64) -> u64 {
-        let q = &mut self.hands[hand as usize];
-        q.insert(0, bytes);
-        q.truncate(DEPTH);
+        let pushed = self.states.iter().map(|state| {
+            let mut state = state.clone();
+            let q = &mut state[hand as usize];
+            q.insert(0, bytes);
+            q.truncate(DEPTH);
+            state
+        });
+        self.states = pushed.collect();
         self.total()
     }
 
     fn total(&self) -> u64 {
-        self.hands.iter().flatten().sum()
+        let sum = |state: &Footprints| state.iter().flatten().sum::<u64>();
+        self.states.iter().map(sum).max().unwrap_or(0)
     }
 
-    fn join(&self, other: &Abstract) -> Abstract {
-        let mut out = Abstract::default();
-        for h in 0..4 {
-            let (a, b) = (&self.hands[h], &other.hands[h]);
-            out.hands[h] = (0..a.len().max(b.len()))
-                .map(|i| {
-                    a.get(i)
-                        .copied()
-                        .unwrap_or(0)
-                        .max(b.get(i).copied().unwrap_or(0))
-                })
-                .collect();
+    /// The states of either; merged into one when there are too many, or when `merge` asks
+    /// (so a fixed-point iteration is sure to end).
+    fn join(&self, other: &Abstract, merge: bool) -> Abstract {
+        let states: BTreeSet<Footprints> = self.states.union(&other.states).cloned().collect();
+        if states.len() <= MAX_STATES && !merge {
+            return Abstract { states };
         }
-        out
+        let mut out = Footprints::default();
+        for state in &states {
+            for h in 0..4 {
+                let q = &mut out[h];
+                for (i, &bytes) in state[h].iter().enumerate() {
+                    if i == q.len() {
+                        q.push(bytes);
+                    } else {
+                        q[i] = q[i].max(bytes);
+                    }
+                }
+            }
+        }
+        Abstract {
+            states: BTreeSet::from([out]),
+        }
     }
 }
 
@@ -766,10 +800,12 @@ impl Alloc<'_> {
                 GmOpKind::For(body) => {
                     let entry = abs.clone();
                     let mut start = entry.clone();
-                    loop {
+                    // Exact states for as many rounds as a queue is deep (and then some), then
+                    // merged ones, whose per-slot maxima can only grow, so the loop ends.
+                    for round in 0.. {
                         let mut end = start.clone();
                         self.capacity_block(body, &mut end)?;
-                        let next = entry.join(&end);
+                        let next = entry.join(&end, round > 2 * DEPTH);
                         if next == start {
                             break;
                         }
