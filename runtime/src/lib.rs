@@ -1,5 +1,6 @@
-//! ptoc's runtime: exact element numerics, the interpreter of encoded tile-bundle words, and the
-//! reference evaluator of unoptimised tile IR (README, Running kernels).
+//! ptoc's runtime: exact element numerics, the interpreter of encoded tile-bundle words, the
+//! reference evaluator of unoptimised tile IR (README, Running kernels) and that of
+//! linalg-on-tensors programs ([`evaluate_linalg`]).
 //!
 //! The interpreter ([`Machine`]) and the reference evaluator ([`evaluate`], [`evaluate_gm`]) share
 //! the numeric kernels ([`numerics`] and the crate's tile kernels) and nothing else, so a compiled kernel can be checked bit for
@@ -30,6 +31,7 @@ mod machine;
 pub mod numerics;
 mod reference;
 mod reference_gm;
+mod reference_linalg;
 mod scalar;
 mod tile;
 mod tlsu;
@@ -38,4 +40,5 @@ pub use elements::{Definedness, Elements};
 pub use machine::{Fault, LoadError, Machine, DEFAULT_STEP_LIMIT};
 pub use reference::{evaluate, evaluate_with_flags, evaluate_with_scalar, EvalError, Evaluation};
 pub use reference_gm::{evaluate_gm, GmArg, GmEvaluation};
+pub use reference_linalg::{evaluate_linalg, LinalgArg, LinalgTensor};
 pub use tile::{ShapeError, Tile};

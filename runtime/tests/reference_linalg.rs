@@ -1,0 +1,910 @@
+//! The linalg reference evaluator on hand-built programs, checked against values computed by hand
+//! or with numpy in the program's own operation order (the commands are in the comments).
+
+use ptoc_ir::linalg::{
+    Body, BodyOp, BodyValue, CmpFPredicate, CmpIPredicate, Elem, Generic, IteratorKind, LOp,
+    LOpKind, LType, MapExpr, Program, ScalarOp, TensorType,
+};
+use ptoc_ir::{Location, ValueId};
+use ptoc_isa::DataType;
+use ptoc_runtime::{evaluate_linalg, LinalgArg, LinalgTensor};
+
+const F16: Elem = Elem::Data(DataType::FP16);
+const BF16: Elem = Elem::Data(DataType::BF16);
+const F32: Elem = Elem::Data(DataType::FP32);
+const F64: Elem = Elem::Data(DataType::FP64);
+const I8: Elem = Elem::Data(DataType::S8);
+const I32: Elem = Elem::Data(DataType::S32);
+const I64: Elem = Elem::Data(DataType::S64);
+const NEG_INF32: u64 = 0xFF80_0000;
+const NAN32: u64 = 0x7FC0_0000;
+
+fn at(line: u32) -> Location {
+    Location::new("test.mlir", line, 5)
+}
+
+fn tensor(shape: &[u32], elem: Elem) -> TensorType {
+    TensorType {
+        shape: shape.to_vec(),
+        elem,
+    }
+}
+
+fn d(n: u8) -> MapExpr {
+    MapExpr::Dim(n)
+}
+
+/// Iterator kinds spelled `p` (parallel) and `r` (reduction), d0 first.
+fn iters(kinds: &str) -> Vec<IteratorKind> {
+    kinds
+        .chars()
+        .map(|c| match c {
+            'p' => IteratorKind::Parallel,
+            _ => IteratorKind::Reduction,
+        })
+        .collect()
+}
+
+/// Builds a program op by op; each function-level op gets the next source line.
+struct Builder {
+    p: Program,
+    line: u32,
+}
+
+impl Builder {
+    fn new(name: &str) -> Builder {
+        Builder {
+            p: Program::new(name, at(1)),
+            line: 1,
+        }
+    }
+
+    fn arg(&mut self, name: &str, ty: LType) -> ValueId {
+        self.p.add_arg(Some(name.into()), ty)
+    }
+
+    fn op(&mut self, kind: LOpKind, operands: Vec<ValueId>, results: Vec<LType>) -> Vec<ValueId> {
+        self.line += 1;
+        let results: Vec<ValueId> = results
+            .into_iter()
+            .map(|ty| self.p.add_value(None, ty))
+            .collect();
+        self.p.ops.push(LOp {
+            kind,
+            operands,
+            results: results.clone(),
+            loc: at(self.line),
+        });
+        results
+    }
+
+    fn constant(&mut self, ty: LType, bits: u64) -> ValueId {
+        self.op(LOpKind::Constant(bits), vec![], vec![ty])[0]
+    }
+
+    fn empty(&mut self, ty: &TensorType) -> ValueId {
+        self.op(LOpKind::Empty, vec![], vec![LType::Tensor(ty.clone())])[0]
+    }
+
+    fn reshape(&mut self, v: ValueId, ty: &TensorType) -> ValueId {
+        self.op(LOpKind::Reshape, vec![v], vec![LType::Tensor(ty.clone())])[0]
+    }
+
+    fn generic(
+        &mut self,
+        iterators: &str,
+        inputs: &[ValueId],
+        outputs: &[ValueId],
+        maps: Vec<Vec<MapExpr>>,
+        body: Body,
+    ) -> Vec<ValueId> {
+        let results = outputs.iter().map(|&o| self.p.ty(o).clone()).collect();
+        let g = Generic {
+            iterators: iters(iterators),
+            inputs: inputs.to_vec(),
+            outputs: outputs.to_vec(),
+            maps,
+            body,
+        };
+        let operands = inputs.iter().chain(outputs).copied().collect();
+        self.op(LOpKind::Generic(g), operands, results)
+    }
+
+    /// `linalg.fill` after generalisation: a scalar read through an empty map.
+    fn fill(&mut self, value: ValueId, ty: &TensorType) -> ValueId {
+        let LType::Scalar(elem) = *self.p.ty(value) else {
+            panic!("fill takes a scalar")
+        };
+        let init = self.empty(ty);
+        let rank = ty.shape.len() as u8;
+        let body = Region::new(&[elem, ty.elem]).yields(&[BodyValue::Arg(0)]);
+        let identity = (0..rank).map(d).collect();
+        self.generic(
+            &"p".repeat(rank as usize),
+            &[value],
+            &[init],
+            vec![vec![], identity],
+            body,
+        )[0]
+    }
+
+    /// A splat fill of a constant: `linalg.fill ins(%c) outs(tensor.empty())`.
+    fn fill_constant(&mut self, bits: u64, ty: &TensorType) -> ValueId {
+        let c = self.constant(LType::Scalar(ty.elem), bits);
+        self.fill(c, ty)
+    }
+
+    fn finish(mut self, results: &[ValueId]) -> Program {
+        self.p.results = results.to_vec();
+        self.p
+    }
+}
+
+/// Builds a region; body op `i` sits at source line `100 + i`.
+struct Region {
+    body: Body,
+}
+
+impl Region {
+    fn new(args: &[Elem]) -> Region {
+        Region {
+            body: Body {
+                args: args.to_vec(),
+                ..Body::default()
+            },
+        }
+    }
+
+    fn op(&mut self, op: ScalarOp, operands: &[BodyValue], ty: Elem) -> BodyValue {
+        self.push(op, operands, ty, false)
+    }
+
+    fn op_nnan(&mut self, op: ScalarOp, operands: &[BodyValue], ty: Elem) -> BodyValue {
+        self.push(op, operands, ty, true)
+    }
+
+    fn push(&mut self, op: ScalarOp, operands: &[BodyValue], ty: Elem, no_nans: bool) -> BodyValue {
+        let n = self.body.ops.len();
+        self.body.ops.push(BodyOp {
+            op,
+            operands: operands.to_vec(),
+            ty,
+            no_nans,
+            loc: at(100 + n as u32),
+        });
+        BodyValue::Op(n)
+    }
+
+    fn yields(mut self, values: &[BodyValue]) -> Body {
+        self.body.yields = values.to_vec();
+        self.body
+    }
+}
+
+/// An elementwise generic over rank-`rank` operands with identity maps.
+fn elementwise(
+    b: &mut Builder,
+    inputs: &[ValueId],
+    outputs: &[ValueId],
+    body: Body,
+) -> Vec<ValueId> {
+    let rank = match b.p.ty(outputs[0]) {
+        LType::Tensor(t) => t.shape.len() as u8,
+        LType::Scalar(_) => 0,
+    };
+    let identity: Vec<MapExpr> = (0..rank).map(d).collect();
+    let maps = vec![identity; inputs.len() + outputs.len()];
+    b.generic(&"p".repeat(rank as usize), inputs, outputs, maps, body)
+}
+
+/// A program `f(x, y: tensor<NxT>)` with one elementwise generic that applies each op to
+/// `(x, y)` and returns one `tensor<Nx result>` per op.
+fn pairwise(elem: Elem, len: u32, ops: &[ScalarOp], result: Elem) -> Program {
+    let ty = tensor(&[len], elem);
+    let mut b = Builder::new("f");
+    let x = b.arg("x", LType::Tensor(ty.clone()));
+    let y = b.arg("y", LType::Tensor(ty));
+    let outs: Vec<ValueId> = ops
+        .iter()
+        .map(|_| b.empty(&tensor(&[len], result)))
+        .collect();
+    let mut args = vec![elem, elem];
+    args.extend(ops.iter().map(|_| result));
+    let mut r = Region::new(&args);
+    let operands = [BodyValue::Arg(0), BodyValue::Arg(1)];
+    let vals: Vec<BodyValue> = ops.iter().map(|&op| r.op(op, &operands, result)).collect();
+    let res = elementwise(&mut b, &[x, y], &outs, r.yields(&vals));
+    b.finish(&res)
+}
+
+/// [`pairwise`] run on `xs` and `ys`: each op's results.
+fn run_pairwise(
+    elem: Elem,
+    ops: &[ScalarOp],
+    result: Elem,
+    xs: &[u64],
+    ys: &[u64],
+) -> Vec<Vec<u64>> {
+    let n = xs.len() as u32;
+    let p = pairwise(elem, n, ops, result);
+    let out = run(&p, &[arg(&[n], elem, xs), arg(&[n], elem, ys)]);
+    out.into_iter().map(|t| t.bits).collect()
+}
+
+/// `f(x: tensor<shape x f32>)`: one generic over x's dimensions (identity map, `iterators`)
+/// that folds `op` into a fill of `init` whose map is `out_map`; run on `data`.
+fn reduce(
+    op: ScalarOp,
+    iterators: &str,
+    shape: &[u32],
+    out_map: Vec<MapExpr>,
+    init: u64,
+    data: &[u64],
+) -> LinalgTensor {
+    let out_shape: Vec<u32> = out_map
+        .iter()
+        .map(|m| match m {
+            MapExpr::Dim(k) => shape[*k as usize],
+            MapExpr::Zero => 1,
+        })
+        .collect();
+    let mut b = Builder::new("reduce");
+    let x = b.arg("x", LType::Tensor(tensor(shape, F32)));
+    let acc = b.fill_constant(init, &tensor(&out_shape, F32));
+    let mut r = Region::new(&[F32, F32]);
+    let v = r.op(op, &[BodyValue::Arg(0), BodyValue::Arg(1)], F32);
+    let identity = (0..shape.len() as u8).map(d).collect();
+    let res = b.generic(
+        iterators,
+        &[x],
+        &[acc],
+        vec![identity, out_map],
+        r.yields(&[v]),
+    );
+    let p = b.finish(&res);
+    let mut out = run(&p, &[arg(shape, F32, data)]);
+    out.remove(0)
+}
+
+fn arg(shape: &[u32], elem: Elem, bits: &[u64]) -> LinalgArg {
+    LinalgArg::Tensor(LinalgTensor::new(shape.to_vec(), elem, bits.to_vec()))
+}
+
+fn f32s(values: &[f32]) -> Vec<u64> {
+    values.iter().map(|v| v.to_bits() as u64).collect()
+}
+
+fn run(p: &Program, args: &[LinalgArg]) -> Vec<LinalgTensor> {
+    evaluate_linalg(p, args).unwrap_or_else(|e| panic!("evaluation failed: {e}"))
+}
+
+/// The error's text (`file:line:col: op: message` for op errors).
+fn error(p: &Program, args: &[LinalgArg]) -> String {
+    match evaluate_linalg(p, args) {
+        Ok(r) => panic!("expected an error, got {r:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// torch-mlir's row softmax of a 2x3 f32 tensor: max (init -inf, maximumf), exp(x - max),
+/// sum (init 0, addf), divide.
+///
+/// numpy, in the same operation order (exp in binary64, rounded once, as the project defines
+/// `math.exp`; numpy's own float32 exp differs by one ulp on e[0,1] and e[1,0]):
+/// ```text
+/// x = np.array([[1, 2, 3], [-1, 0.5, 4]], dtype=np.float32)
+/// m = np.full(2, -np.inf, np.float32)
+/// for j in range(3): m = np.maximum(m, x[:, j])
+/// e = np.exp((x - m[:, None]).astype(np.float32).astype(np.float64)).astype(np.float32)
+/// s = np.zeros(2, np.float32)
+/// for j in range(3): s = (s + e[:, j]).astype(np.float32)
+/// y = (e / s[:, None]).astype(np.float32)
+/// [hex(v) for v in y.view(np.uint32).ravel()]
+/// ```
+#[test]
+fn row_softmax_matches_numpy_in_the_same_order() {
+    let x_ty = tensor(&[2, 3], F32);
+    let row = tensor(&[2], F32);
+    let mut b = Builder::new("softmax");
+    let x = b.arg("arg0", LType::Tensor(x_ty.clone()));
+    let max_init = b.fill_constant(NEG_INF32, &row);
+    let mut r = Region::new(&[F32, F32]);
+    let m = r.op(
+        ScalarOp::MaximumF,
+        &[BodyValue::Arg(0), BodyValue::Arg(1)],
+        F32,
+    );
+    let max = b.generic(
+        "pr",
+        &[x],
+        &[max_init],
+        vec![vec![d(0), d(1)], vec![d(0)]],
+        r.yields(&[m]),
+    )[0];
+    let e_init = b.empty(&x_ty);
+    let mut r = Region::new(&[F32, F32, F32]);
+    let diff = r.op(ScalarOp::SubF, &[BodyValue::Arg(0), BodyValue::Arg(1)], F32);
+    let e = r.op(ScalarOp::Exp, &[diff], F32);
+    let exps = b.generic(
+        "pp",
+        &[x, max],
+        &[e_init],
+        vec![vec![d(0), d(1)], vec![d(0)], vec![d(0), d(1)]],
+        r.yields(&[e]),
+    )[0];
+    let sum_init = b.fill_constant(0, &row);
+    let mut r = Region::new(&[F32, F32]);
+    let s = r.op(ScalarOp::AddF, &[BodyValue::Arg(0), BodyValue::Arg(1)], F32);
+    let sum = b.generic(
+        "pr",
+        &[exps],
+        &[sum_init],
+        vec![vec![d(0), d(1)], vec![d(0)]],
+        r.yields(&[s]),
+    )[0];
+    let y_init = b.empty(&x_ty);
+    let mut r = Region::new(&[F32, F32, F32]);
+    let q = r.op(ScalarOp::DivF, &[BodyValue::Arg(0), BodyValue::Arg(1)], F32);
+    let y = b.generic(
+        "pp",
+        &[exps, sum],
+        &[y_init],
+        vec![vec![d(0), d(1)], vec![d(0)], vec![d(0), d(1)]],
+        r.yields(&[q]),
+    )[0];
+    let p = b.finish(&[y, max, exps, sum]);
+    let out = run(
+        &p,
+        &[arg(&[2, 3], F32, &f32s(&[1.0, 2.0, 3.0, -1.0, 0.5, 4.0]))],
+    );
+    assert_eq!(out.len(), 4);
+    assert_eq!(out[0].shape, vec![2, 3]);
+    assert_eq!(
+        out[0].bits,
+        vec![0x3db861f3, 0x3e7a9a1a, 0x3f2a4d3b, 0x3bd4ecb3, 0x3cee90c3, 0x3f76e1a1]
+    );
+    assert_eq!(out[1].bits, vec![0x40400000, 0x40800000]);
+    assert_eq!(
+        out[2].bits,
+        vec![0x3e0a9555, 0x3ebc5ab2, 0x3f800000, 0x3bdcc9ff, 0x3cf76081, 0x3f800000]
+    );
+    assert_eq!(out[3].bits, vec![0x3fc06957, 0x3f84ba4c]);
+    assert!(out.iter().all(|t| t.poison.iter().all(|&p| !p)));
+}
+
+/// A sum reduction folds sequentially from its init in loop order: [1e8, 1, -1e8, 1] gives
+/// ((((0 + 1e8) + 1) - 1e8) + 1) = 1 in f32 (1e8 + 1 rounds back to 1e8), where a pairwise sum
+/// (1e8 + 1) + (-1e8 + 1) gives 0. The init is folded first: init 1 over [1e8, -1e8] gives 0,
+/// not 1.
+#[test]
+fn sum_reduction_folds_sequentially_from_the_init() {
+    let data = f32s(&[1e8, 1.0, -1e8, 1.0, -1e8, 1e8, 0.5, 0.25]);
+    // Rows: reduce d1 of a 2x4 tensor.
+    let rows = reduce(ScalarOp::AddF, "pr", &[2, 4], vec![d(0)], 0, &data);
+    assert_eq!(rows.bits, f32s(&[1.0, 0.75]));
+    // Columns: the same sums over d0 of the transposed 4x2 tensor ("reduction", "parallel").
+    let mut transposed = vec![0; 8];
+    for (i, &v) in data.iter().enumerate() {
+        transposed[(i % 4) * 2 + i / 4] = v;
+    }
+    let cols = reduce(ScalarOp::AddF, "rp", &[4, 2], vec![d(1)], 0, &transposed);
+    assert_eq!(cols.bits, f32s(&[1.0, 0.75]));
+    // The init comes first: 1 + 1e8 = 1e8, then - 1e8 = 0.
+    let one = 1f32.to_bits() as u64;
+    let total = reduce(ScalarOp::AddF, "r", &[2], vec![], one, &f32s(&[1e8, -1e8]));
+    assert_eq!((total.shape, total.bits), (vec![], vec![0]));
+}
+
+/// A reduction over two loops visits the domain row-major (d0 outermost): summing
+/// [[1e8, 1], [-1e8, 1]] into a scalar is ((1e8 + 1) - 1e8) + 1 = 1, where column-major order
+/// would give ((1e8 - 1e8) + 1) + 1 = 2.
+#[test]
+fn a_two_loop_reduction_visits_the_domain_row_major() {
+    let data = f32s(&[1e8, 1.0, -1e8, 1.0]);
+    let total = reduce(ScalarOp::AddF, "rr", &[2, 2], vec![], 0, &data);
+    assert_eq!(total.bits, f32s(&[1.0]));
+}
+
+/// maximumf/minimumf propagate NaN (the canonical one); maxnumf/minnumf return the number when
+/// exactly one operand is NaN (a signalling one too) and the canonical NaN when both are; all
+/// four order -0 below +0. One four-result elementwise generic.
+#[test]
+fn maximumf_propagates_nan_and_maxnumf_ignores_it() {
+    let a: [u64; 7] = [
+        0x7FC0_1234, // qNaN with a payload
+        0x3F80_0000,
+        0x8000_0000,
+        0x0000_0000,
+        0x7FC0_0001,
+        0xC000_0000,
+        0x7F80_0001, // sNaN
+    ];
+    let b_: [u64; 7] = [
+        0x3F80_0000,
+        0x7FC0_1234,
+        0x0000_0000,
+        0x8000_0000,
+        0xFFC0_0001,
+        0xBF80_0000,
+        0x4000_0000,
+    ];
+    let ops = [
+        ScalarOp::MaximumF,
+        ScalarOp::MaxNumF,
+        ScalarOp::MinimumF,
+        ScalarOp::MinNumF,
+    ];
+    let out = run_pairwise(F32, &ops, F32, &a, &b_);
+    let (nan, pz, nz, one, two) = (NAN32, 0, 0x8000_0000, 0x3F80_0000, 0x4000_0000);
+    assert_eq!(
+        out[0],
+        [nan, nan, pz, pz, nan, 0xBF80_0000, nan],
+        "maximumf"
+    );
+    assert_eq!(out[1], [one, one, pz, pz, nan, 0xBF80_0000, two], "maxnumf");
+    assert_eq!(
+        out[2],
+        [nan, nan, nz, nz, nan, 0xC000_0000, nan],
+        "minimumf"
+    );
+    assert_eq!(out[3], [one, one, nz, nz, nan, 0xC000_0000, two], "minnumf");
+
+    // As reductions from -inf over [1, NaN, 3]: amax is NaN with maximumf, 3 with maxnumf.
+    let data = [0x3F80_0000, 0x7FC0_4321, 0x4040_0000];
+    for (op, want) in [
+        (ScalarOp::MaximumF, NAN32),
+        (ScalarOp::MaxNumF, 0x4040_0000),
+    ] {
+        let amax = reduce(op, "r", &[3], vec![], NEG_INF32, &data);
+        assert_eq!(amax.bits, vec![want], "{op:?}");
+    }
+}
+
+/// torch-mlir's max+argmax: one generic with two results over (d0, d1) -> (d0), whose body takes
+/// the maximumf and selects the index where `in > out` (cmpf ogt), so the first maximum wins and a
+/// NaN never wins the comparison (though it does make the max NaN).
+#[test]
+fn argmax_of_the_torch_pattern() {
+    let mut b = Builder::new("argmax");
+    let x = b.arg("x", LType::Tensor(tensor(&[3, 4], F32)));
+    let max_init = b.fill_constant(NEG_INF32, &tensor(&[3], F32));
+    let idx_init = b.fill_constant(0, &tensor(&[3], I64));
+    let mut r = Region::new(&[F32, F32, I64]);
+    let (input, out, out_idx) = (BodyValue::Arg(0), BodyValue::Arg(1), BodyValue::Arg(2));
+    let i = r.op(ScalarOp::Index(1), &[], Elem::Index);
+    let i64_ = r.op(ScalarOp::IndexCast, &[i], I64);
+    let m = r.op(ScalarOp::MaximumF, &[input, out], F32);
+    let gt = r.op(ScalarOp::CmpF(CmpFPredicate::Ogt), &[input, out], Elem::I1);
+    let sel = r.op(ScalarOp::Select, &[gt, i64_, out_idx], I64);
+    let res = b.generic(
+        "pr",
+        &[x],
+        &[max_init, idx_init],
+        vec![vec![d(0), d(1)], vec![d(0)], vec![d(0)]],
+        r.yields(&[m, sel]),
+    );
+    let p = b.finish(&res);
+    let data = f32s(&[
+        3.0,
+        7.0,
+        7.0,
+        1.0,
+        -2.0,
+        -1.0,
+        -5.0,
+        -1.0,
+        1.0,
+        f32::NAN,
+        2.0,
+        0.0,
+    ]);
+    let out = run(&p, &[arg(&[3, 4], F32, &data)]);
+    assert_eq!(out[0].bits, vec![0x40E0_0000, 0xBF80_0000, NAN32]);
+    assert_eq!(out[0].elem, F32);
+    assert_eq!(out[1].bits, vec![1, 1, 0]);
+    assert_eq!(out[1].elem, I64);
+}
+
+/// f16 addf rounds once, to nearest even. numpy:
+/// ```text
+/// a = np.array([1, 1, 1, 65504, 0.1, -2.5, 6.1e-5, 1000], dtype=np.float16)
+/// b = np.array([2**-11, 3*2**-11, 2**-10+2**-20, 16, 0.2, 2.5, 6.0e-8, 0.3], dtype=np.float16)
+/// [hex(v) for v in (a + b).view(np.uint16)]
+/// ```
+/// (ties to even both ways, an overflow at the midpoint 65520, a subnormal carry into the
+/// normals, +1 + -1 = +0).
+#[test]
+fn f16_add_rounds_like_numpy() {
+    let a = [
+        0x3c00, 0x3c00, 0x3c00, 0x7bff, 0x2e66, 0xc100, 0x03ff, 0x63d0,
+    ];
+    let b_ = [
+        0x1000, 0x1600, 0x1401, 0x4c00, 0x3266, 0x4100, 0x0001, 0x34cd,
+    ];
+    let out = run_pairwise(F16, &[ScalarOp::AddF], F16, &a, &b_);
+    assert_eq!(
+        out[0],
+        [0x3c00, 0x3c02, 0x3c01, 0x7c00, 0x34cc, 0x0000, 0x0400, 0x63d1]
+    );
+}
+
+/// truncf rounds to nearest even (numpy `t.astype(np.float16)` on
+/// `np.array([1+2**-11, 1+3*2**-11, 70000, 1e-8, -65519, 65520, 3.0e-8, 0.1], np.float32)`),
+/// a NaN becomes the canonical one; extf is exact (hand-computed: f16 0x2e66 is 2^-4 · 1.1001100110b,
+/// f32 0x3dccc000; the f16 subnormal 0x0001 is 2^-24 = 0x33800000; f32 0.1 in f64 is
+/// numpy's `np.float32(0.1).astype(np.float64)` = 0x3fb99999a0000000); f32 0.1 to bf16 rounds
+/// 0x3dcc|cccd up to 0x3dcd.
+#[test]
+fn truncf_rounds_to_nearest_even_and_extf_is_exact() {
+    let t32 = [
+        0x3f801000u64,
+        0x3f803000,
+        0x4788b800,
+        0x322bcc77,
+        0xc77fef00,
+        0x477ff000,
+        0x3300d959,
+        0x3dcccccd,
+        0x7fc01234,
+    ];
+    let ty32 = tensor(&[9], F32);
+    let mut b = Builder::new("convert");
+    let x = b.arg("x", LType::Tensor(ty32.clone()));
+    let h = b.empty(&tensor(&[9], F16));
+    let back = b.empty(&ty32);
+    let wide = b.empty(&tensor(&[9], F64));
+    let brain = b.empty(&tensor(&[9], BF16));
+    let mut r = Region::new(&[F32, F16, F32, F64, BF16]);
+    let narrow = r.op(ScalarOp::TruncF, &[BodyValue::Arg(0)], F16);
+    let widened = r.op(ScalarOp::ExtF, &[narrow], F32);
+    let to64 = r.op(ScalarOp::ExtF, &[BodyValue::Arg(0)], F64);
+    let to_bf16 = r.op(ScalarOp::TruncF, &[BodyValue::Arg(0)], BF16);
+    let res = elementwise(
+        &mut b,
+        &[x],
+        &[h, back, wide, brain],
+        r.yields(&[narrow, widened, to64, to_bf16]),
+    );
+    let p = b.finish(&res);
+    let out = run(&p, &[arg(&[9], F32, &t32)]);
+    assert_eq!(
+        out[0].bits,
+        vec![0x3c00, 0x3c02, 0x7c00, 0x0000, 0xfbff, 0x7c00, 0x0001, 0x2e66, 0x7e00]
+    );
+    assert_eq!(
+        out[1].bits,
+        vec![
+            0x3f800000, 0x3f804000, 0x7f800000, 0x00000000, 0xc77fe000, 0x7f800000, 0x33800000,
+            0x3dccc000, 0x7fc00000
+        ]
+    );
+    assert_eq!(out[2].bits[7], 0x3fb9_9999_a000_0000);
+    assert_eq!(out[2].bits[0], (1.0f64 + 2f64.powi(-11)).to_bits());
+    assert_eq!(out[2].bits[8], 0x7ff8_0000_0000_0000);
+    assert_eq!(out[3].bits[7], 0x3dcd);
+    assert_eq!(out[3].bits[0], 0x3f80, "1 + 2^-11 rounds down to 1 in bf16");
+}
+
+/// An integer division whose divisor is zero, or `INT_MIN / -1`, is undefined behaviour: an error
+/// naming the body op's location and the iteration point. Defined divisions truncate (divsi) or
+/// floor (divui).
+#[test]
+fn integer_division_by_zero_is_a_located_error() {
+    let neg = |v: i32| v as u32 as u64;
+    let (xs, ys) = ([neg(-7), 7, neg(-8)], [2, neg(-2), 3]);
+    let out = run_pairwise(I32, &[ScalarOp::DivSI, ScalarOp::DivUI], I32, &xs, &ys);
+    assert_eq!(out[0], [neg(-3), neg(-3), neg(-2)], "divsi truncates");
+    assert_eq!(
+        out[1],
+        [0xFFFF_FFF9 / 2, 0, 0xFFFF_FFF8 / 3],
+        "divui reads unsigned"
+    );
+
+    let divsi = pairwise(I32, 3, &[ScalarOp::DivSI], I32);
+    let divui = pairwise(I32, 3, &[ScalarOp::DivUI], I32);
+    let e = error(
+        &divsi,
+        &[arg(&[3], I32, &[1, 2, 3]), arg(&[3], I32, &[1, 0, 1])],
+    );
+    assert_eq!(
+        e,
+        "test.mlir:100:5: arith.divsi: divides by zero at iteration (1), which is undefined behaviour"
+    );
+    let e = error(
+        &divui,
+        &[arg(&[3], I32, &[1, 2, 3]), arg(&[3], I32, &[0, 1, 1])],
+    );
+    assert!(
+        e.starts_with("test.mlir:100:5: arith.divui: divides by zero at iteration (0)"),
+        "{e}"
+    );
+    let e = error(
+        &divsi,
+        &[
+            arg(&[3], I32, &[1, 2, 0x8000_0000]),
+            arg(&[3], I32, &[1, 1, neg(-1)]),
+        ],
+    );
+    let want = "test.mlir:100:5: arith.divsi: overflows (-2147483648 / -1) at iteration (2)";
+    assert!(e.starts_with(want), "{e}");
+}
+
+/// Wrong arity, shapes and kinds of arguments, and operands whose shapes give a loop two extents,
+/// are errors.
+#[test]
+fn mismatched_shapes_and_arguments_are_errors() {
+    let ty = tensor(&[2, 3], F32);
+    let mut b = Builder::new("f");
+    let x = b.arg("x", LType::Tensor(ty.clone()));
+    let n = b.arg("n", LType::Scalar(F32));
+    let init = b.empty(&ty);
+    let mut r = Region::new(&[F32, F32]);
+    let q = r.op(
+        ScalarOp::DivF,
+        &[BodyValue::Arg(0), BodyValue::Outer(n)],
+        F32,
+    );
+    let res = elementwise(&mut b, &[x], &[init], r.yields(&[q]));
+    let p = b.finish(&res);
+    let good = arg(&[2, 3], F32, &f32s(&[1.0, 2.0, -7.0, 0.1, 0.0, -0.0]));
+    let three = LinalgArg::Scalar(3f32.to_bits() as u64);
+    // x / 3 in numpy float32: 0x3eaaaaab 0x3f2aaaab 0xc0155555 0x3d088889, then +0 and -0.
+    let out = run(&p, &[good.clone(), three.clone()]);
+    assert_eq!(
+        out[0].bits,
+        vec![
+            0x3eaaaaab,
+            0x3f2aaaab,
+            0xc0155555,
+            0x3d088889,
+            0,
+            0x8000_0000
+        ]
+    );
+
+    assert_eq!(
+        error(&p, std::slice::from_ref(&good)),
+        "@f takes 2 argument(s), 1 given"
+    );
+    assert_eq!(
+        error(&p, &[arg(&[3, 2], F32, &[0; 6]), three.clone()]),
+        "argument 0 (tensor<2x3xf32>): a tensor<3x2xf32> given"
+    );
+    assert_eq!(
+        error(&p, &[arg(&[2, 3], F16, &[0; 6]), three.clone()]),
+        "argument 0 (tensor<2x3xf32>): a tensor<2x3xf16> given"
+    );
+    assert_eq!(
+        error(&p, &[arg(&[2, 3], F32, &[0; 5]), three.clone()]),
+        "argument 0 (tensor<2x3xf32>): 5 elements and 5 poison flags given, the tensor has 6"
+    );
+    assert_eq!(
+        error(&p, &[three.clone(), three.clone()]),
+        "argument 0 (tensor<2x3xf32>): a scalar given"
+    );
+    assert_eq!(
+        error(&p, &[good.clone(), good.clone()]),
+        "argument 1 (f32): a tensor<2x3xf32> given"
+    );
+
+    // An input whose shape disagrees with the output's on d1.
+    let mut b = Builder::new("g");
+    let x = b.arg("x", LType::Tensor(tensor(&[2, 3], F32)));
+    let init = b.empty(&tensor(&[2, 4], F32));
+    let mut r = Region::new(&[F32, F32]);
+    let e = r.op(ScalarOp::Exp, &[BodyValue::Arg(0)], F32);
+    let res = elementwise(&mut b, &[x], &[init], r.yields(&[e]));
+    let p = b.finish(&res);
+    assert_eq!(
+        error(&p, &[arg(&[2, 3], F32, &[0; 6])]),
+        "test.mlir:3:5: linalg.generic: loop d1 has extent 3 from operand 0 and 4 from operand 1"
+    );
+}
+
+/// Every cmpf predicate on ordered, equal, unordered and signed-zero pairs (by hand: IEEE
+/// relations, NaN unordered, -0 == +0).
+#[test]
+fn cmpf_has_all_sixteen_predicates() {
+    use CmpFPredicate::*;
+    let pairs: [(f32, f32); 5] = [
+        (1.0, 2.0),
+        (2.0, 2.0),
+        (f32::NAN, 1.0),
+        (0.0, -0.0),
+        (3.0, -1.0),
+    ];
+    let table: [(CmpFPredicate, [u64; 5]); 16] = [
+        (False, [0, 0, 0, 0, 0]),
+        (Oeq, [0, 1, 0, 1, 0]),
+        (Ogt, [0, 0, 0, 0, 1]),
+        (Oge, [0, 1, 0, 1, 1]),
+        (Olt, [1, 0, 0, 0, 0]),
+        (Ole, [1, 1, 0, 1, 0]),
+        (One, [1, 0, 0, 0, 1]),
+        (Ord, [1, 1, 0, 1, 1]),
+        (Ueq, [0, 1, 1, 1, 0]),
+        (Ugt, [0, 0, 1, 0, 1]),
+        (Uge, [0, 1, 1, 1, 1]),
+        (Ult, [1, 0, 1, 0, 0]),
+        (Ule, [1, 1, 1, 1, 0]),
+        (Une, [1, 0, 1, 0, 1]),
+        (Uno, [0, 0, 1, 0, 0]),
+        (True, [1, 1, 1, 1, 1]),
+    ];
+    let ops: Vec<ScalarOp> = table.iter().map(|&(p, _)| ScalarOp::CmpF(p)).collect();
+    let xs: Vec<f32> = pairs.iter().map(|p| p.0).collect();
+    let ys: Vec<f32> = pairs.iter().map(|p| p.1).collect();
+    let out = run_pairwise(F32, &ops, Elem::I1, &f32s(&xs), &f32s(&ys));
+    for (bits, (pred, want)) in out.iter().zip(table) {
+        assert_eq!(bits, &want, "{pred:?}");
+    }
+}
+
+/// Every cmpi predicate on i8 pairs (-1, 1), (1, 1), (-128, 127): signed predicates read the
+/// bits as two's complement, unsigned ones as 255, 1, 128, 127.
+#[test]
+fn cmpi_has_all_ten_predicates() {
+    use CmpIPredicate::*;
+    let table: [(CmpIPredicate, [u64; 3]); 10] = [
+        (Eq, [0, 1, 0]),
+        (Ne, [1, 0, 1]),
+        (Slt, [1, 0, 1]),
+        (Sle, [1, 1, 1]),
+        (Sgt, [0, 0, 0]),
+        (Sge, [0, 1, 0]),
+        (Ult, [0, 0, 0]),
+        (Ule, [0, 1, 0]),
+        (Ugt, [1, 0, 1]),
+        (Uge, [1, 1, 1]),
+    ];
+    let ops: Vec<ScalarOp> = table.iter().map(|&(p, _)| ScalarOp::CmpI(p)).collect();
+    let out = run_pairwise(I8, &ops, Elem::I1, &[0xFF, 1, 0x80], &[1, 1, 0x7F]);
+    for (bits, (pred, want)) in out.iter().zip(table) {
+        assert_eq!(bits, &want, "{pred:?}");
+    }
+}
+
+/// Integer ops wrap at the width; max/min read signed or unsigned; index_cast sign-extends into
+/// index and truncates out of it.
+#[test]
+fn integer_ops_wrap_at_the_width() {
+    let ty = tensor(&[3], I8);
+    let mut b = Builder::new("ints");
+    let x = b.arg("x", LType::Tensor(ty.clone()));
+    let y = b.arg("y", LType::Tensor(ty.clone()));
+    let outs: Vec<ValueId> = (0..7).map(|_| b.empty(&ty)).collect();
+    let mut r = Region::new(&[I8; 9]);
+    let (l, rr) = (BodyValue::Arg(0), BodyValue::Arg(1));
+    let add = r.op(ScalarOp::AddI, &[l, rr], I8);
+    let sub = r.op(ScalarOp::SubI, &[l, rr], I8);
+    let mul = r.op(ScalarOp::MulI, &[l, rr], I8);
+    let maxs = r.op(ScalarOp::MaxSI, &[l, rr], I8);
+    let minu = r.op(ScalarOp::MinUI, &[l, rr], I8);
+    // index_cast i8 -> index -> i8, plus 300 as an index constant truncated to i8 (44).
+    let wide = r.op(ScalarOp::IndexCast, &[l], Elem::Index);
+    let back = r.op(ScalarOp::IndexCast, &[wide], I8);
+    let c300 = r.op(ScalarOp::Constant(300), &[], Elem::Index);
+    let t = r.op(ScalarOp::IndexCast, &[c300], I8);
+    let res = elementwise(
+        &mut b,
+        &[x, y],
+        &outs,
+        r.yields(&[add, sub, mul, maxs, minu, back, t]),
+    );
+    let p = b.finish(&res);
+    // (127, 1), (-128, 1), (16, -16)
+    let out = run(
+        &p,
+        &[
+            arg(&[3], I8, &[0x7F, 0x80, 0x10]),
+            arg(&[3], I8, &[1, 1, 0xF0]),
+        ],
+    );
+    assert_eq!(out[0].bits, vec![0x80, 0x81, 0x00], "addi");
+    assert_eq!(out[1].bits, vec![0x7E, 0x7F, 0x20], "subi");
+    assert_eq!(out[2].bits, vec![0x7F, 0x80, 0x00], "muli: -256 wraps to 0");
+    assert_eq!(out[3].bits, vec![0x7F, 0x01, 0x10], "maxsi");
+    assert_eq!(out[4].bits, vec![0x01, 0x01, 0x10], "minui");
+    assert_eq!(out[5].bits, vec![0x7F, 0x80, 0x10], "index_cast round trip");
+    assert_eq!(out[6].bits, vec![44, 44, 44], "index_cast truncates");
+}
+
+/// Layer-norm style pieces: a scalar captured from outside the region, an f64 detour through
+/// extf, a captured f64 constant, rsqrt, truncf back, a splat tensor constant and a collapse to
+/// rank 1. rsqrt(4x) of 4, 16, 1/4, 1 is 1/4, 1/8, 1, 1/2 exactly; + splat 2.0.
+#[test]
+fn captured_scalars_f64_detour_constants_and_reshape() {
+    let ty = tensor(&[2, 2], F32);
+    let mut b = Builder::new("norm");
+    let x = b.arg("x", LType::Tensor(ty.clone()));
+    let four = b.constant(LType::Scalar(F64), 4f64.to_bits());
+    let twos = b.constant(LType::Tensor(ty.clone()), 2f32.to_bits() as u64);
+    let init = b.empty(&ty);
+    let mut r = Region::new(&[F32, F32, F32]);
+    let w = r.op(ScalarOp::ExtF, &[BodyValue::Arg(0)], F64);
+    let m = r.op(ScalarOp::MulF, &[w, BodyValue::Outer(four)], F64);
+    let s = r.op(ScalarOp::Rsqrt, &[m], F64);
+    let n = r.op(ScalarOp::TruncF, &[s], F32);
+    let plus = r.op(ScalarOp::AddF, &[n, BodyValue::Arg(1)], F32);
+    let y = elementwise(&mut b, &[x, twos], &[init], r.yields(&[plus]))[0];
+    let flat = b.reshape(y, &tensor(&[4], F32));
+    let p = b.finish(&[flat, y]);
+    let out = run(&p, &[arg(&[2, 2], F32, &f32s(&[4.0, 16.0, 0.25, 1.0]))]);
+    assert_eq!(out[0].shape, vec![4]);
+    assert_eq!(out[0].bits, f32s(&[2.25, 2.125, 3.0, 2.5]));
+    assert_eq!(out[1].shape, vec![2, 2]);
+    assert_eq!(out[1].bits, out[0].bits);
+
+    // A reshape to a different element count is refused.
+    let mut b = Builder::new("bad");
+    let x = b.arg("x", LType::Tensor(ty.clone()));
+    let flat = b.reshape(x, &tensor(&[3], F32));
+    let p = b.finish(&[flat]);
+    assert_eq!(
+        error(&p, &[arg(&[2, 2], F32, &[0; 4])]),
+        "test.mlir:2:5: tensor.expand_shape/collapse_shape: cannot reshape tensor<2x2xf32> to tensor<3xf32>"
+    );
+}
+
+/// Poison: a `fastmath<nnan>` maximumf on a NaN gives poison (any value is correct there, so the
+/// compiled plain MAX is too); poison reaches a select's result only through its condition or the
+/// chosen operand; reading an unwritten `tensor.empty` element gives poison.
+#[test]
+fn nnan_and_empty_reads_give_poison() {
+    let ty = tensor(&[3], F32);
+    let mut b = Builder::new("fast");
+    let x = b.arg("x", LType::Tensor(ty.clone()));
+    let outs: Vec<ValueId> = (0..3).map(|_| b.empty(&ty)).collect();
+    let mut r = Region::new(&[F32; 4]);
+    let zero = r.op(ScalarOp::Constant(0), &[], F32);
+    let m = r.op_nnan(ScalarOp::MaximumF, &[BodyValue::Arg(0), zero], F32);
+    // select(x >= 0 (ordered), m, 0): a NaN x picks 0, so the poison m is not chosen.
+    let ge = r.op(
+        ScalarOp::CmpF(CmpFPredicate::Oge),
+        &[BodyValue::Arg(0), zero],
+        Elem::I1,
+    );
+    let s = r.op(ScalarOp::Select, &[ge, m, zero], F32);
+    // Adds the output's own (unwritten, tensor.empty) element.
+    let stale = r.op(ScalarOp::AddF, &[BodyValue::Arg(3), BodyValue::Arg(0)], F32);
+    let res = elementwise(&mut b, &[x], &outs, r.yields(&[m, s, stale]));
+    let p = b.finish(&res);
+    let out = run(&p, &[arg(&[3], F32, &f32s(&[-1.0, f32::NAN, 2.0]))]);
+    assert_eq!(out[0].poison, vec![false, true, false]);
+    assert_eq!((out[0].bits[0], out[0].bits[2]), (0, 0x4000_0000));
+    assert_eq!(out[1].poison, vec![false, false, false]);
+    assert_eq!(out[1].bits, vec![0, 0, 0x4000_0000]);
+    assert_eq!(out[2].poison, vec![true, true, true]);
+}
+
+/// Body ops whose operand types do not fit the op are located errors.
+#[test]
+fn ill_typed_bodies_are_located_errors() {
+    let ty = tensor(&[2], F32);
+    let build = |op: ScalarOp, ty_out: Elem| {
+        let mut b = Builder::new("bad");
+        let x = b.arg("x", LType::Tensor(ty.clone()));
+        let init = b.empty(&tensor(&[2], ty_out));
+        let mut r = Region::new(&[F32, ty_out]);
+        let v = r.op(op, &[BodyValue::Arg(0)], ty_out);
+        let res = elementwise(&mut b, &[x], &[init], r.yields(&[v]));
+        b.finish(&res)
+    };
+    let x = arg(&[2], F32, &[0; 2]);
+    assert_eq!(
+        error(&build(ScalarOp::ExtF, F16), std::slice::from_ref(&x)),
+        "test.mlir:100:5: arith.extf: cannot convert f32 to f16: not a widening"
+    );
+    assert_eq!(
+        error(&build(ScalarOp::TruncF, F64), std::slice::from_ref(&x)),
+        "test.mlir:100:5: arith.truncf: cannot convert f32 to f64: not a narrowing"
+    );
+    assert_eq!(
+        error(&build(ScalarOp::NegF, I32), std::slice::from_ref(&x)),
+        "test.mlir:100:5: arith.negf: a f32 operand for a i32 result"
+    );
+    assert_eq!(
+        error(&build(ScalarOp::AddI, I32), std::slice::from_ref(&x)),
+        "test.mlir:100:5: arith.addi: takes 2 operand(s), 1 given"
+    );
+}
