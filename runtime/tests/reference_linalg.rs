@@ -908,3 +908,253 @@ fn ill_typed_bodies_are_located_errors() {
         "test.mlir:100:5: arith.addi: takes 2 operand(s), 1 given"
     );
 }
+
+/// A small deterministic generator (xorshift64*), so the random cases are the same every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+}
+
+/// Random bit patterns of a `bits`-wide float, with every fifth drawn from `edges`.
+fn patterns(rng: &mut Rng, n: usize, bits: u32, edges: &[u64]) -> Vec<u64> {
+    (0..n)
+        .map(|i| {
+            let r = rng.next();
+            if i % 5 == 0 {
+                edges[(r % edges.len() as u64) as usize]
+            } else {
+                r >> (64 - bits)
+            }
+        })
+        .collect()
+}
+
+/// addf, subf, mulf, divf, sqrt against the host's IEEE arithmetic on random operands (NaN results
+/// compared as the canonical NaN): f32 and f64 directly; f16 and bf16 through f32 and one RNE
+/// rounding by `half` (f32's 24 bits make the double rounding innocuous, 24 >= 2p + 2).
+#[test]
+fn float_ops_match_host_ieee_arithmetic() {
+    let ops = [
+        ScalarOp::AddF,
+        ScalarOp::SubF,
+        ScalarOp::MulF,
+        ScalarOp::DivF,
+        ScalarOp::Sqrt,
+    ];
+    /// The host's op on two values widened to `W` (sqrt takes the first).
+    fn host<W: Copy>(op: ScalarOp, a: W, b: W, f: [fn(W, W) -> W; 5]) -> W {
+        let i = match op {
+            ScalarOp::AddF => 0,
+            ScalarOp::SubF => 1,
+            ScalarOp::MulF => 2,
+            ScalarOp::DivF => 3,
+            _ => 4,
+        };
+        f[i](a, b)
+    }
+    let f32_ops: [fn(f32, f32) -> f32; 5] = [
+        |a, b| a + b,
+        |a, b| a - b,
+        |a, b| a * b,
+        |a, b| a / b,
+        |a, _| a.sqrt(),
+    ];
+    let f64_ops: [fn(f64, f64) -> f64; 5] = [
+        |a, b| a + b,
+        |a, b| a - b,
+        |a, b| a * b,
+        |a, b| a / b,
+        |a, _| a.sqrt(),
+    ];
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let n = 2000;
+    // The host's result of each op: (bits, is NaN).
+    type Host = Box<dyn Fn(ScalarOp, u64, u64) -> (u64, bool)>;
+    // Computed in f32 from the element's value, then rounded to the element by `round`.
+    let via_f32 = |value: fn(u64) -> f32, round: fn(f32) -> (u64, bool)| -> Host {
+        Box::new(move |op, a, b| round(host(op, value(a), value(b), f32_ops)))
+    };
+    let f64_host: Host = Box::new(move |op, a, b| {
+        let r = host(op, f64::from_bits(a), f64::from_bits(b), f64_ops);
+        (r.to_bits(), r.is_nan())
+    });
+    let f32_host = via_f32(
+        |x| f32::from_bits(x as u32),
+        |r| (r.to_bits() as u64, r.is_nan()),
+    );
+    let f16_host = via_f32(
+        |x| half::f16::from_bits(x as u16).to_f32(),
+        |r| (half::f16::from_f32(r).to_bits() as u64, r.is_nan()),
+    );
+    let bf16_host = via_f32(
+        |x| half::bf16::from_bits(x as u16).to_f32(),
+        |r| (half::bf16::from_f32(r).to_bits() as u64, r.is_nan()),
+    );
+    // (element, width, edge values, the host's op)
+    let cases: [(Elem, u32, Vec<u64>, Host); 4] = [
+        (
+            F32,
+            32,
+            vec![
+                0,
+                0x8000_0000,
+                0x7F80_0000,
+                0xFF80_0000,
+                0x7FC0_0001,
+                1,
+                0x7F7F_FFFF,
+                0x3F80_0000,
+            ],
+            f32_host,
+        ),
+        (
+            F64,
+            64,
+            vec![
+                0,
+                1 << 63,
+                0x7FF0 << 48,
+                0xFFF0 << 48,
+                1,
+                0x3FF0 << 48,
+                0x7FEF_FFFF_FFFF_FFFF,
+            ],
+            f64_host,
+        ),
+        (
+            F16,
+            16,
+            vec![0, 0x8000, 0x7C00, 0xFC00, 0x7E01, 1, 0x7BFF, 0x3C00, 0x0400],
+            f16_host,
+        ),
+        (
+            BF16,
+            16,
+            vec![0, 0x8000, 0x7F80, 0xFF80, 0x7FC1, 1, 0x7F7F, 0x3F80, 0x0080],
+            bf16_host,
+        ),
+    ];
+    for (elem, bits, edges, host_op) in cases {
+        let xs = patterns(&mut rng, n, bits, &edges);
+        let ys = patterns(&mut rng, n, bits, &edges);
+        let canonical = elem.data().and_then(DataType::canonical_nan).unwrap();
+        // sqrt is unary: a separate program reading x alone.
+        let binary = run_pairwise(elem, &ops[..4], elem, &xs, &ys);
+        let mut b = Builder::new("sqrt");
+        let x = b.arg("x", LType::Tensor(tensor(&[n as u32], elem)));
+        let init = b.empty(&tensor(&[n as u32], elem));
+        let mut r = Region::new(&[elem, elem]);
+        let s = r.op(ScalarOp::Sqrt, &[BodyValue::Arg(0)], elem);
+        let res = elementwise(&mut b, &[x], &[init], r.yields(&[s]));
+        let roots = run(&b.finish(&res), &[arg(&[n as u32], elem, &xs)])
+            .remove(0)
+            .bits;
+        for (op, got) in ops.iter().zip(binary.iter().chain([&roots])) {
+            for i in 0..n {
+                let (want, nan) = host_op(*op, xs[i], ys[i]);
+                let want = if nan { canonical } else { want };
+                assert_eq!(got[i], want, "{elem} {op:?} of {:#x}, {:#x}", xs[i], ys[i]);
+            }
+        }
+    }
+}
+
+/// exp and log: the project's "binary64, rounded once" (the host's f64 exp/ln rounded by the
+/// host's f64 -> f32 cast, which is RNE) with TEXP's/TLOG's special values; negf and absf touch
+/// the sign bit only (a NaN keeps its payload); rsqrt is correctly rounded (exact cases).
+#[test]
+fn math_ops_and_sign_ops() {
+    let xs: Vec<u64> = f32s(&[1.0, 0.0, -1.0, 2.5, -0.0, f32::INFINITY, 1e-30, 4.0])
+        .into_iter()
+        .chain([0x7FC0_1234])
+        .collect();
+    let n = xs.len() as u32;
+    let ty = tensor(&[n], F32);
+    let mut b = Builder::new("math");
+    let x = b.arg("x", LType::Tensor(ty.clone()));
+    let outs: Vec<ValueId> = (0..5).map(|_| b.empty(&ty)).collect();
+    let mut r = Region::new(&[F32; 6]);
+    let a = BodyValue::Arg(0);
+    let vals: Vec<BodyValue> = [
+        ScalarOp::Exp,
+        ScalarOp::Log,
+        ScalarOp::NegF,
+        ScalarOp::AbsF,
+        ScalarOp::Rsqrt,
+    ]
+    .iter()
+    .map(|&op| r.op(op, &[a], F32))
+    .collect();
+    let res = elementwise(&mut b, &[x], &outs, r.yields(&vals));
+    let out = run(&b.finish(&res), &[arg(&[n], F32, &xs)]);
+    let host = |f: fn(f64) -> f64| -> Vec<u64> {
+        xs.iter()
+            .map(|&v| {
+                let r = f(f32::from_bits(v as u32) as f64) as f32;
+                if r.is_nan() {
+                    NAN32
+                } else {
+                    r.to_bits() as u64
+                }
+            })
+            .collect()
+    };
+    assert_eq!(out[0].bits, host(f64::exp), "exp");
+    assert_eq!(out[1].bits, host(f64::ln), "log");
+    let (inf, ninf) = (0x7F80_0000, NEG_INF32);
+    assert_eq!(out[1].bits[1], ninf, "log(+0) = -inf");
+    assert_eq!(out[1].bits[2], NAN32, "log(-1) is NaN");
+    let sign = 0x8000_0000;
+    let flipped: Vec<u64> = xs.iter().map(|&v| v ^ sign).collect();
+    let cleared: Vec<u64> = xs.iter().map(|&v| v & !sign).collect();
+    assert_eq!(out[2].bits, flipped, "negf");
+    assert_eq!(out[2].bits[8], 0xFFC0_1234, "negf keeps the payload");
+    assert_eq!(out[3].bits, cleared, "absf");
+    assert_eq!(out[3].bits[8], 0x7FC0_1234, "absf keeps the payload");
+    // rsqrt(1) = 1, rsqrt(+0) = +inf, rsqrt(-1) = NaN, rsqrt(-0) = -inf, rsqrt(inf) = 0,
+    // rsqrt(4) = 0.5.
+    let rs = &out[4].bits;
+    assert_eq!(
+        (rs[0], rs[1], rs[2], rs[4], rs[5], rs[7]),
+        (0x3F80_0000, inf, NAN32, ninf, 0, 0x3F00_0000)
+    );
+}
+
+/// torch-mlir's broadcast of a reduced row: the max is expanded to 2x1 (`tensor.expand_shape`)
+/// and read through `(d0, d1) -> (d0, 0)`.
+#[test]
+fn a_unit_dimension_broadcasts_through_a_constant_zero_index() {
+    let mut b = Builder::new("bcast");
+    let x = b.arg("x", LType::Tensor(tensor(&[2, 3], F32)));
+    let m = b.arg("m", LType::Tensor(tensor(&[2], F32)));
+    let m2 = b.reshape(m, &tensor(&[2, 1], F32));
+    let init = b.empty(&tensor(&[2, 3], F32));
+    let mut r = Region::new(&[F32, F32, F32]);
+    let diff = r.op(ScalarOp::SubF, &[BodyValue::Arg(0), BodyValue::Arg(1)], F32);
+    let res = b.generic(
+        "pp",
+        &[x, m2],
+        &[init],
+        vec![
+            vec![d(0), d(1)],
+            vec![d(0), MapExpr::Zero],
+            vec![d(0), d(1)],
+        ],
+        r.yields(&[diff]),
+    );
+    let p = b.finish(&res);
+    let out = run(
+        &p,
+        &[
+            arg(&[2, 3], F32, &f32s(&[1.0, 2.0, 3.0, -1.0, 0.5, 4.0])),
+            arg(&[2], F32, &f32s(&[3.0, 4.0])),
+        ],
+    );
+    assert_eq!(out[0].bits, f32s(&[-2.0, -1.0, 0.0, -5.0, -3.5, 0.0]));
+}
