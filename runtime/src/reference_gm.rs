@@ -152,7 +152,7 @@ fn width_mask(bits: u32) -> u64 {
     }
 }
 
-fn op_error(loc: &Location, what: &str, message: impl Into<String>) -> EvalError {
+pub(crate) fn op_error(loc: &Location, what: &str, message: impl Into<String>) -> EvalError {
     EvalError::Op {
         loc: loc.clone(),
         mnemonic: what.to_string(),

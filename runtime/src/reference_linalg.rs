@@ -32,7 +32,7 @@ use crate::numerics::integer::{sign_extend, width_mask};
 use crate::numerics::minmax::{float_pick, Pick};
 use crate::numerics::UnaryElement;
 use crate::reference::EvalError;
-use crate::reference_gm::OP_LIMIT;
+use crate::reference_gm::{op_error, OP_LIMIT};
 use ptoc_ir::linalg::{
     BodyOp, BodyValue, CmpFPredicate, CmpIPredicate, Elem, Generic, LOp, LOpKind, LType, MapExpr,
     Program, ScalarOp, TensorType,
@@ -123,7 +123,7 @@ pub fn evaluate_linalg(
         executed: 0,
     };
     for (index, (&id, arg)) in program.args.iter().zip(args).enumerate() {
-        let ty = program.value(id).ty.clone();
+        let ty = eval.ltype(id, &program.loc, "func.func")?.clone();
         let arg_err = |message: String| EvalError::Arg {
             index,
             ty: ty.to_string(),
@@ -170,7 +170,7 @@ pub fn evaluate_linalg(
             Ok(match eval.get(id, &program.loc, "func.return")? {
                 Val::Tensor(t) => t.clone(),
                 Val::Scalar(s) => {
-                    let elem = match &program.value(id).ty {
+                    let elem = match eval.ltype(id, &program.loc, "func.return")? {
                         LType::Scalar(e) => *e,
                         LType::Tensor(t) => t.elem,
                     };
@@ -213,14 +213,6 @@ struct Eval<'p> {
     values: Vec<Option<Val>>,
     /// Body ops executed so far (points × ops per generic), bounded by [`OP_LIMIT`].
     executed: u64,
-}
-
-fn op_error(loc: &Location, what: &str, message: impl Into<String>) -> EvalError {
-    EvalError::Op {
-        loc: loc.clone(),
-        mnemonic: what.to_string(),
-        message: message.into(),
-    }
 }
 
 fn body_error(op: &BodyOp, message: impl Into<String>) -> EvalError {
@@ -975,14 +967,13 @@ impl Step<'_> {
             Kind::Index(d) => index[d],
         };
         let nan = self.nan_check.as_ref().is_some_and(|check| {
-            let is_nan =
-                |fmt: Option<&Format>, bits: u64| fmt.is_some_and(|f| f.unpack(bits).is_nan());
+            let nan_of = |fmt: Option<&Format>, bits: u64| fmt.is_some_and(|f| is_nan(f, bits));
             check
                 .operands
                 .iter()
                 .zip(operands)
-                .any(|(&f, s)| is_nan(f, s.bits))
-                || is_nan(check.result, bits)
+                .any(|(&f, s)| nan_of(f, s.bits))
+                || nan_of(check.result, bits)
         });
         Ok(Scalar {
             bits,

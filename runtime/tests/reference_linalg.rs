@@ -1158,3 +1158,29 @@ fn a_unit_dimension_broadcasts_through_a_constant_zero_index() {
     );
     assert_eq!(out[0].bits, f32s(&[-2.0, -1.0, 0.0, -5.0, -3.5, 0.0]));
 }
+
+/// The 8-bit floats (hand-computed): f8E5M2 addf ties to even (1 + 1/8 -> 1, 1 + 3/8 -> 1.5);
+/// truncf to f8E4M3FN rounds 460 down to its largest finite value 448 and 500 to its NaN (it has
+/// no infinity); extf of 448 to f16 is exact (0x5F00).
+#[test]
+fn eight_bit_floats() {
+    let e5m2 = Elem::Data(DataType::E5M2);
+    let e4m3 = Elem::Data(DataType::E4M3);
+    let sums = run_pairwise(e5m2, &[ScalarOp::AddF], e5m2, &[0x3C, 0x3C], &[0x30, 0x36]);
+    assert_eq!(sums[0], [0x3C, 0x3E]);
+
+    let mut b = Builder::new("f8");
+    let x = b.arg("x", LType::Tensor(tensor(&[3], F32)));
+    let narrow = b.empty(&tensor(&[3], e4m3));
+    let wide = b.empty(&tensor(&[3], F16));
+    let mut r = Region::new(&[F32, e4m3, F16]);
+    let t = r.op(ScalarOp::TruncF, &[BodyValue::Arg(0)], e4m3);
+    let w = r.op(ScalarOp::ExtF, &[t], F16);
+    let res = elementwise(&mut b, &[x], &[narrow, wide], r.yields(&[t, w]));
+    let out = run(
+        &b.finish(&res),
+        &[arg(&[3], F32, &f32s(&[460.0, 500.0, 1.0]))],
+    );
+    assert_eq!(out[0].bits, [0x7E, 0x7F, 0x38]);
+    assert_eq!(out[1].bits, [0x5F00, 0x7E00, 0x3C00]);
+}
