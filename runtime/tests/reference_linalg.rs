@@ -1184,3 +1184,67 @@ fn eight_bit_floats() {
     assert_eq!(out[0].bits, [0x7E, 0x7F, 0x38]);
     assert_eq!(out[1].bits, [0x5F00, 0x7E00, 0x3C00]);
 }
+
+/// Tensors are values: a generic whose input and `outs` are the same tensor reads the input's
+/// elements while it writes a copy, and the argument itself is returned unchanged.
+#[test]
+fn outputs_are_copies_of_the_outs_tensors() {
+    let ty = tensor(&[3], F32);
+    let mut b = Builder::new("acc");
+    let x = b.arg("x", LType::Tensor(ty.clone()));
+    let mut r = Region::new(&[F32, F32]);
+    let s = r.op(ScalarOp::AddF, &[BodyValue::Arg(0), BodyValue::Arg(1)], F32);
+    let doubled = elementwise(&mut b, &[x], &[x], r.yields(&[s]))[0];
+    let p = b.finish(&[doubled, x]);
+    let out = run(&p, &[arg(&[3], F32, &f32s(&[1.0, -2.5, 3.0]))]);
+    assert_eq!(out[0].bits, f32s(&[2.0, -5.0, 6.0]));
+    assert_eq!(out[1].bits, f32s(&[1.0, -2.5, 3.0]));
+}
+
+/// Malformed generics are located errors, and a domain too large to evaluate is refused before
+/// it starts (2^20 x 2^20 points from two 2^20-element inputs).
+#[test]
+fn malformed_and_oversized_generics_are_errors() {
+    let add = |maps: Vec<Vec<MapExpr>>, iterators: &str, shapes: [&[u32]; 3]| {
+        let mut b = Builder::new("g");
+        let x = b.arg("x", LType::Tensor(tensor(shapes[0], F32)));
+        let y = b.arg("y", LType::Tensor(tensor(shapes[1], F32)));
+        let init = b.fill_constant(0, &tensor(shapes[2], F32));
+        let mut r = Region::new(&[F32, F32, F32]);
+        let s = r.op(ScalarOp::AddF, &[BodyValue::Arg(0), BodyValue::Arg(1)], F32);
+        let res = b.generic(iterators, &[x, y], &[init], maps, r.yields(&[s]));
+        b.finish(&res)
+    };
+    let zeros = |n: u32| arg(&[n], F32, &vec![0; n as usize]);
+    let four = [&[4u32][..], &[4], &[4]];
+    let p = add(vec![vec![d(0)], vec![d(0)]], "p", four);
+    assert_eq!(
+        error(&p, &[zeros(4), zeros(4)]),
+        "test.mlir:5:5: linalg.generic: 2 indexing maps for 3 operands"
+    );
+    let p = add(vec![vec![d(0)], vec![d(0), d(0)], vec![d(0)]], "p", four);
+    assert_eq!(
+        error(&p, &[zeros(4), zeros(4)]),
+        "test.mlir:5:5: linalg.generic: operand 1 has rank 1 but its indexing map has 2 result(s)"
+    );
+    let p = add(vec![vec![d(0)], vec![d(1)], vec![d(0)]], "p", four);
+    assert_eq!(
+        error(&p, &[zeros(4), zeros(4)]),
+        "test.mlir:5:5: linalg.generic: operand 1's map uses d1 but there are 1 loops"
+    );
+    let p = add(vec![vec![d(0)], vec![d(0)], vec![d(0)]], "pp", four);
+    assert_eq!(
+        error(&p, &[zeros(4), zeros(4)]),
+        "test.mlir:5:5: linalg.generic: no operand fixes loop d1's extent"
+    );
+    let big = 1 << 20;
+    let p = add(
+        vec![vec![d(0)], vec![d(1)], vec![]],
+        "rr",
+        [&[big], &[big], &[]],
+    );
+    assert_eq!(
+        error(&p, &[zeros(big), zeros(big)]),
+        "test.mlir:5:5: linalg.generic: the evaluation would execute more than 200000000 body ops"
+    );
+}
