@@ -524,8 +524,10 @@ impl<'p> Eval<'p> {
                     poison: out.poison[at],
                 };
             }
-            for i in 0..body.steps.len() {
-                results[i] = body.steps[i].run(&args, &results, &index)?;
+            for (i, step) in body.steps.iter().enumerate() {
+                results[i] = step
+                    .run(&args, &results, &index)
+                    .map_err(|fail| step.error(fail, &index))?;
             }
             for (j, src) in body.yields.iter().enumerate() {
                 let value = src.read(&args, &results);
@@ -917,15 +919,17 @@ fn resolve(op: &BodyOp, types: &[Elem], loops: usize) -> Result<Kind, EvalError>
 }
 
 impl Step<'_> {
-    /// The op at one iteration point.
+    /// The op at one iteration point; `Err` (small, so the hot path returns cheaply) only for
+    /// undefined behaviour or a conversion the numerics refuse.
     #[inline]
-    fn run(&self, args: &[Scalar], results: &[Scalar], index: &[u64]) -> Result<Scalar, EvalError> {
+    fn run(&self, args: &[Scalar], results: &[Scalar], index: &[u64]) -> Result<Scalar, Fail> {
         let mut operands = [Scalar::default(); 3];
-        for (slot, src) in operands.iter_mut().zip(&self.srcs) {
-            *slot = src.read(args, results);
+        let mut poisoned = false;
+        for (i, src) in self.srcs.iter().enumerate() {
+            operands[i] = src.read(args, results);
+            poisoned |= operands[i].poison;
         }
-        let poisoned = operands[..self.srcs.len()].iter().any(|s| s.poison);
-        let [a, b, _] = operands.map(|s| s.bits);
+        let (a, b) = (operands[0].bits, operands[1].bits);
         let bits = match self.kind {
             Kind::Constant(bits) => bits,
             Kind::Float(f, fmt) => float_binary(f, fmt, a, b),
@@ -935,9 +939,7 @@ impl Step<'_> {
                     rmode: Some(RoundingMode::Rne),
                     sat: false,
                 };
-                convert(from, to, rne, a)
-                    .map(|r| r.0)
-                    .ok_or_else(|| body_error(self.op, "cannot convert"))?
+                convert(from, to, rne, a).ok_or(Fail::Convert)?.0
             }
             Kind::CmpF(p, dtype, fmt) => cmpf(p, dtype, fmt, a, b) as u64,
             Kind::Select => {
@@ -951,16 +953,13 @@ impl Step<'_> {
             Kind::Int(arith, width) => {
                 let division = matches!(arith, ArithOp::DivSI | ArithOp::DivUI);
                 if division && operands[1].poison {
-                    return Err(self.undefined(index, "divides by poison"));
+                    return Err(Fail::PoisonDivisor);
                 }
-                arith.apply(a, b, width).ok_or_else(|| {
-                    let why = if b & width_mask(width) == 0 {
-                        "divides by zero".to_string()
-                    } else {
-                        format!("overflows ({} / -1)", sign_extend(width, a))
-                    };
-                    self.undefined(index, &why)
-                })?
+                match arith.apply(a, b, width) {
+                    Some(bits) => bits,
+                    None if b & width_mask(width) == 0 => return Err(Fail::DivideByZero),
+                    None => return Err(Fail::Overflow(sign_extend(width, a))),
+                }
             }
             Kind::CmpI(p, width) => cmpi(p, width, a, b) as u64,
             Kind::IndexCast(from, to) => sign_extend(from, a) as u64 & width_mask(to),
@@ -981,18 +980,34 @@ impl Step<'_> {
         })
     }
 
-    /// Undefined behaviour at one iteration point, as an error.
-    fn undefined(&self, index: &[u64], why: &str) -> EvalError {
+    /// Why the op failed at one iteration point, as an error at its location.
+    fn error(&self, fail: Fail, index: &[u64]) -> EvalError {
         let point = index
             .iter()
             .map(|i| i.to_string())
             .collect::<Vec<_>>()
             .join(", ");
+        let why = match fail {
+            Fail::DivideByZero => "divides by zero".to_string(),
+            Fail::PoisonDivisor => "divides by poison".to_string(),
+            Fail::Overflow(a) => format!("overflows ({a} / -1)"),
+            Fail::Convert => return body_error(self.op, "cannot convert"),
+        };
         body_error(
             self.op,
             format!("{why} at iteration ({point}), which is undefined behaviour"),
         )
     }
+}
+
+/// Why a body op has no value at one point.
+#[derive(Clone, Copy, Debug)]
+enum Fail {
+    DivideByZero,
+    PoisonDivisor,
+    /// A signed division of this minimum by -1.
+    Overflow(i64),
+    Convert,
 }
 
 fn is_nan(fmt: &Format, bits: u64) -> bool {
