@@ -768,45 +768,31 @@ fn cmpi_has_all_ten_predicates() {
 /// index and truncates out of it.
 #[test]
 fn integer_ops_wrap_at_the_width() {
-    let ty = tensor(&[3], I8);
-    let mut b = Builder::new("ints");
-    let x = b.arg("x", LType::Tensor(ty.clone()));
-    let y = b.arg("y", LType::Tensor(ty.clone()));
-    let outs: Vec<ValueId> = (0..7).map(|_| b.empty(&ty)).collect();
-    let mut r = Region::new(&[I8; 9]);
-    let (l, rr) = (BodyValue::Arg(0), BodyValue::Arg(1));
-    let add = r.op(ScalarOp::AddI, &[l, rr], I8);
-    let sub = r.op(ScalarOp::SubI, &[l, rr], I8);
-    let mul = r.op(ScalarOp::MulI, &[l, rr], I8);
-    let maxs = r.op(ScalarOp::MaxSI, &[l, rr], I8);
-    let minu = r.op(ScalarOp::MinUI, &[l, rr], I8);
-    // index_cast i8 -> index -> i8, plus 300 as an index constant truncated to i8 (44).
-    let wide = r.op(ScalarOp::IndexCast, &[l], Elem::Index);
-    let back = r.op(ScalarOp::IndexCast, &[wide], I8);
-    let c300 = r.op(ScalarOp::Constant(300), &[], Elem::Index);
-    let t = r.op(ScalarOp::IndexCast, &[c300], I8);
-    let res = elementwise(
-        &mut b,
-        &[x, y],
-        &outs,
-        r.yields(&[add, sub, mul, maxs, minu, back, t]),
-    );
-    let p = b.finish(&res);
+    use ScalarOp::*;
+    let ops = [AddI, SubI, MulI, MaxSI, MinSI, MaxUI, MinUI];
     // (127, 1), (-128, 1), (16, -16)
-    let out = run(
-        &p,
-        &[
-            arg(&[3], I8, &[0x7F, 0x80, 0x10]),
-            arg(&[3], I8, &[1, 1, 0xF0]),
-        ],
-    );
-    assert_eq!(out[0].bits, vec![0x80, 0x81, 0x00], "addi");
-    assert_eq!(out[1].bits, vec![0x7E, 0x7F, 0x20], "subi");
-    assert_eq!(out[2].bits, vec![0x7F, 0x80, 0x00], "muli: -256 wraps to 0");
-    assert_eq!(out[3].bits, vec![0x7F, 0x01, 0x10], "maxsi");
-    assert_eq!(out[4].bits, vec![0x01, 0x01, 0x10], "minui");
-    assert_eq!(out[5].bits, vec![0x7F, 0x80, 0x10], "index_cast round trip");
-    assert_eq!(out[6].bits, vec![44, 44, 44], "index_cast truncates");
+    let out = run_pairwise(I8, &ops, I8, &[0x7F, 0x80, 0x10], &[1, 1, 0xF0]);
+    assert_eq!(out[0], [0x80, 0x81, 0x00], "addi");
+    assert_eq!(out[1], [0x7E, 0x7F, 0x20], "subi");
+    assert_eq!(out[2], [0x7F, 0x80, 0x00], "muli: -256 wraps to 0");
+    assert_eq!(out[3], [0x7F, 0x01, 0x10], "maxsi");
+    assert_eq!(out[4], [0x01, 0x80, 0xF0], "minsi");
+    assert_eq!(out[5], [0x7F, 0x80, 0xF0], "maxui");
+    assert_eq!(out[6], [0x01, 0x01, 0x10], "minui");
+
+    // index_cast i8 -> index sign-extends, index -> i8 keeps the low bits (300 -> 44).
+    let mut b = Builder::new("casts");
+    let x = b.arg("x", LType::Tensor(tensor(&[3], I8)));
+    let wide = b.empty(&tensor(&[3], Elem::Index));
+    let narrow = b.empty(&tensor(&[3], I8));
+    let mut r = Region::new(&[I8, Elem::Index, I8]);
+    let w = r.op(IndexCast, &[BodyValue::Arg(0)], Elem::Index);
+    let c300 = r.op(Constant(300), &[], Elem::Index);
+    let t = r.op(IndexCast, &[c300], I8);
+    let res = elementwise(&mut b, &[x], &[wide, narrow], r.yields(&[w, t]));
+    let out = run(&b.finish(&res), &[arg(&[3], I8, &[0x7F, 0x80, 0x10])]);
+    assert_eq!(out[0].bits, [0x7F, (-128i64) as u64, 0x10]);
+    assert_eq!(out[1].bits, [44, 44, 44]);
 }
 
 /// Layer-norm style pieces: a scalar captured from outside the region, an f64 detour through
