@@ -286,6 +286,64 @@ fn error(p: &Program, args: &[LinalgArg]) -> String {
     }
 }
 
+/// torch-mlir's row softmax of a `rows x cols` tensor of `elem`, returning (y, max, exps, sum):
+/// max (init -inf, maximumf), exp(x - max), sum (init +0, addf), divide.
+fn softmax_program(elem: Elem, rows: u32, cols: u32) -> Program {
+    let neg_inf = elem
+        .data()
+        .unwrap()
+        .float_format()
+        .unwrap()
+        .inf_or_nan(true);
+    let x_ty = tensor(&[rows, cols], elem);
+    let row = tensor(&[rows], elem);
+    let rows_cols = vec![d(0), d(1)];
+    let mut b = Builder::new("softmax");
+    let x = b.arg("arg0", LType::Tensor(x_ty.clone()));
+    let max_init = b.fill_constant(neg_inf, &row);
+    let mut r = Region::new(&[elem, elem]);
+    let m = r.op(
+        ScalarOp::MaximumF,
+        &[BodyValue::Arg(0), BodyValue::Arg(1)],
+        elem,
+    );
+    let maps = vec![rows_cols.clone(), vec![d(0)]];
+    let max = b.generic("pr", &[x], &[max_init], maps.clone(), r.yields(&[m]))[0];
+    let e_init = b.empty(&x_ty);
+    let mut r = Region::new(&[elem, elem, elem]);
+    let diff = r.op(
+        ScalarOp::SubF,
+        &[BodyValue::Arg(0), BodyValue::Arg(1)],
+        elem,
+    );
+    let e = r.op(ScalarOp::Exp, &[diff], elem);
+    let broadcast = vec![rows_cols.clone(), vec![d(0)], rows_cols];
+    let exps = b.generic(
+        "pp",
+        &[x, max],
+        &[e_init],
+        broadcast.clone(),
+        r.yields(&[e]),
+    )[0];
+    let sum_init = b.fill_constant(0, &row);
+    let mut r = Region::new(&[elem, elem]);
+    let s = r.op(
+        ScalarOp::AddF,
+        &[BodyValue::Arg(0), BodyValue::Arg(1)],
+        elem,
+    );
+    let sum = b.generic("pr", &[exps], &[sum_init], maps, r.yields(&[s]))[0];
+    let y_init = b.empty(&x_ty);
+    let mut r = Region::new(&[elem, elem, elem]);
+    let q = r.op(
+        ScalarOp::DivF,
+        &[BodyValue::Arg(0), BodyValue::Arg(1)],
+        elem,
+    );
+    let y = b.generic("pp", &[exps, sum], &[y_init], broadcast, r.yields(&[q]))[0];
+    b.finish(&[y, max, exps, sum])
+}
+
 /// torch-mlir's row softmax of a 2x3 f32 tensor: max (init -inf, maximumf), exp(x - max),
 /// sum (init 0, addf), divide.
 ///
@@ -303,56 +361,7 @@ fn error(p: &Program, args: &[LinalgArg]) -> String {
 /// ```
 #[test]
 fn row_softmax_matches_numpy_in_the_same_order() {
-    let x_ty = tensor(&[2, 3], F32);
-    let row = tensor(&[2], F32);
-    let mut b = Builder::new("softmax");
-    let x = b.arg("arg0", LType::Tensor(x_ty.clone()));
-    let max_init = b.fill_constant(NEG_INF32, &row);
-    let mut r = Region::new(&[F32, F32]);
-    let m = r.op(
-        ScalarOp::MaximumF,
-        &[BodyValue::Arg(0), BodyValue::Arg(1)],
-        F32,
-    );
-    let max = b.generic(
-        "pr",
-        &[x],
-        &[max_init],
-        vec![vec![d(0), d(1)], vec![d(0)]],
-        r.yields(&[m]),
-    )[0];
-    let e_init = b.empty(&x_ty);
-    let mut r = Region::new(&[F32, F32, F32]);
-    let diff = r.op(ScalarOp::SubF, &[BodyValue::Arg(0), BodyValue::Arg(1)], F32);
-    let e = r.op(ScalarOp::Exp, &[diff], F32);
-    let exps = b.generic(
-        "pp",
-        &[x, max],
-        &[e_init],
-        vec![vec![d(0), d(1)], vec![d(0)], vec![d(0), d(1)]],
-        r.yields(&[e]),
-    )[0];
-    let sum_init = b.fill_constant(0, &row);
-    let mut r = Region::new(&[F32, F32]);
-    let s = r.op(ScalarOp::AddF, &[BodyValue::Arg(0), BodyValue::Arg(1)], F32);
-    let sum = b.generic(
-        "pr",
-        &[exps],
-        &[sum_init],
-        vec![vec![d(0), d(1)], vec![d(0)]],
-        r.yields(&[s]),
-    )[0];
-    let y_init = b.empty(&x_ty);
-    let mut r = Region::new(&[F32, F32, F32]);
-    let q = r.op(ScalarOp::DivF, &[BodyValue::Arg(0), BodyValue::Arg(1)], F32);
-    let y = b.generic(
-        "pp",
-        &[exps, sum],
-        &[y_init],
-        vec![vec![d(0), d(1)], vec![d(0)], vec![d(0), d(1)]],
-        r.yields(&[q]),
-    )[0];
-    let p = b.finish(&[y, max, exps, sum]);
+    let p = softmax_program(F32, 2, 3);
     let out = run(
         &p,
         &[arg(&[2, 3], F32, &f32s(&[1.0, 2.0, 3.0, -1.0, 0.5, 4.0]))],
@@ -1233,4 +1242,50 @@ fn malformed_and_oversized_generics_are_errors() {
         error(&p, &[zeros(big), zeros(big)]),
         "test.mlir:5:5: linalg.generic: the evaluation would execute more than 200000000 body ops"
     );
+}
+
+/// The row softmax on 12x40 f32 and f16 tensors with edge values (-inf, +inf, NaN, the largest
+/// finite value, a subnormal, all zeros), against numpy in the program's operation order
+/// (`tests/data/gen_linalg_softmax.py`); a NaN expected is the type's canonical NaN here.
+#[test]
+fn row_softmax_matches_numpy_vectors() {
+    for (name, elem) in [("f32", F32), ("f16", F16)] {
+        let path = format!(
+            "{}/tests/data/vectors/linalg_softmax_{name}.txt",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let mut lines = text.lines();
+        let mut header = lines
+            .next()
+            .unwrap_or("")
+            .split(' ')
+            .map(|n| n.parse::<u32>());
+        let (rows, cols) = match (header.next(), header.next()) {
+            (Some(Ok(r)), Some(Ok(c))) => (r, c),
+            _ => panic!("{path}: the first line is not 'rows cols'"),
+        };
+        let mut hex = || -> Vec<u64> {
+            let line = lines.next().unwrap_or("");
+            line.split(' ')
+                .map(|h| u64::from_str_radix(h, 16).unwrap_or_else(|e| panic!("{h}: {e}")))
+                .collect()
+        };
+        let (input, expected) = (hex(), hex());
+        let p = softmax_program(elem, rows, cols);
+        let out = run(&p, &[arg(&[rows, cols], elem, &input)]);
+        assert_eq!(expected.len(), out[0].bits.len(), "{path}");
+        let fmt = elem.data().unwrap().float_format().unwrap();
+        let mut nans = 0;
+        for (i, (&got, &want)) in out[0].bits.iter().zip(&expected).enumerate() {
+            let want = if fmt.unpack(want).is_nan() {
+                nans += 1;
+                fmt.canonical_nan
+            } else {
+                want
+            };
+            assert_eq!(got, want, "{name} element {i}: {got:#x} != {want:#x}");
+        }
+        assert!(nans >= 2 * cols, "{name}: the NaN rows are NaN");
+    }
 }
