@@ -1250,31 +1250,9 @@ fn malformed_and_oversized_generics_are_errors() {
 #[test]
 fn row_softmax_matches_numpy_vectors() {
     for (name, elem) in [("f32", F32), ("f16", F16)] {
-        let path = format!(
-            "{}/tests/data/vectors/linalg_softmax_{name}.txt",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        let mut lines = text.lines();
-        let mut header = lines
-            .next()
-            .unwrap_or("")
-            .split(' ')
-            .map(|n| n.parse::<u32>());
-        let (rows, cols) = match (header.next(), header.next()) {
-            (Some(Ok(r)), Some(Ok(c))) => (r, c),
-            _ => panic!("{path}: the first line is not 'rows cols'"),
-        };
-        let mut hex = || -> Vec<u64> {
-            let line = lines.next().unwrap_or("");
-            line.split(' ')
-                .map(|h| u64::from_str_radix(h, 16).unwrap_or_else(|e| panic!("{h}: {e}")))
-                .collect()
-        };
-        let (input, expected) = (hex(), hex());
+        let (rows, cols, input, expected) = read_vectors(&format!("linalg_softmax_{name}"));
         let p = softmax_program(elem, rows, cols);
         let out = run(&p, &[arg(&[rows, cols], elem, &input)]);
-        assert_eq!(expected.len(), out[0].bits.len(), "{path}");
         let fmt = elem.data().unwrap().float_format().unwrap();
         let mut nans = 0;
         for (i, (&got, &want)) in out[0].bits.iter().zip(&expected).enumerate() {
@@ -1287,5 +1265,107 @@ fn row_softmax_matches_numpy_vectors() {
             assert_eq!(got, want, "{name} element {i}: {got:#x} != {want:#x}");
         }
         assert!(nans >= 2 * cols, "{name}: the NaN rows are NaN");
+    }
+}
+
+/// Reads `tests/data/vectors/<name>.txt`: "rows cols", then the input and the expected output
+/// as hex bit patterns.
+fn read_vectors(name: &str) -> (u32, u32, Vec<u64>, Vec<u64>) {
+    let path = format!(
+        "{}/tests/data/vectors/{name}.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut lines = text.lines();
+    let mut header = lines
+        .next()
+        .unwrap_or("")
+        .split(' ')
+        .map(|n| n.parse::<u32>());
+    let (rows, cols) = match (header.next(), header.next()) {
+        (Some(Ok(r)), Some(Ok(c))) => (r, c),
+        _ => panic!("{path}: the first line is not 'rows cols'"),
+    };
+    let mut hex = || -> Vec<u64> {
+        let line = lines.next().unwrap_or("");
+        line.split(' ')
+            .map(|h| u64::from_str_radix(h, 16).unwrap_or_else(|e| panic!("{h}: {e}")))
+            .collect()
+    };
+    let (input, expected) = (hex(), hex());
+    assert_eq!(input.len(), (rows * cols) as usize, "{path}");
+    assert_eq!(expected.len(), (rows * cols) as usize, "{path}");
+    (rows, cols, input, expected)
+}
+
+/// torch-mlir's layer norm of f32 rows computed in f64 (extf, sequential mean and variance,
+/// divisions by the captured constant `cols`, rsqrt(var + eps), truncf), against numpy float64
+/// with an exactly rounded rsqrt (`tests/data/gen_linalg_layernorm.py`); rows include a constant
+/// row (variance 0), a 1e30 outlier and f32 subnormals.
+#[test]
+fn layer_norm_in_f64_matches_numpy_vectors() {
+    let (rows, cols, input, expected) = read_vectors("linalg_layernorm_f32");
+    let (x_ty, w_ty, row) = (
+        tensor(&[rows, cols], F32),
+        tensor(&[rows, cols], F64),
+        tensor(&[rows], F64),
+    );
+    let (a, o) = (BodyValue::Arg(0), BodyValue::Arg(1));
+    let full = vec![d(0), d(1)];
+    let (reduce_maps, broadcast) = (
+        vec![full.clone(), vec![d(0)]],
+        vec![full.clone(), vec![d(0)], full.clone()],
+    );
+    let mut b = Builder::new("layer_norm");
+    let x = b.arg("x", LType::Tensor(x_ty.clone()));
+    let n = b.constant(LType::Scalar(F64), (cols as f64).to_bits());
+    let eps = b.constant(LType::Scalar(F64), 1e-5f64.to_bits());
+    // w = extf(x)
+    let mut r = Region::new(&[F32, F64]);
+    let v = r.op(ScalarOp::ExtF, &[a], F64);
+    let w_init = b.empty(&w_ty);
+    let w = elementwise(&mut b, &[x], &[w_init], r.yields(&[v]))[0];
+    // mean = (sum of w) / n
+    let mut r = Region::new(&[F64, F64]);
+    let v = r.op(ScalarOp::AddF, &[a, o], F64);
+    let zeros = b.fill_constant(0, &row);
+    let sum = b.generic("pr", &[w], &[zeros], reduce_maps.clone(), r.yields(&[v]))[0];
+    let mut r = Region::new(&[F64, F64]);
+    let v = r.op(ScalarOp::DivF, &[a, BodyValue::Outer(n)], F64);
+    let mean_init = b.empty(&row);
+    let mean = elementwise(&mut b, &[sum], &[mean_init], r.yields(&[v]))[0];
+    // dev = w - mean
+    let mut r = Region::new(&[F64, F64, F64]);
+    let v = r.op(ScalarOp::SubF, &[a, o], F64);
+    let dev_init = b.empty(&w_ty);
+    let dev = b.generic(
+        "pp",
+        &[w, mean],
+        &[dev_init],
+        broadcast.clone(),
+        r.yields(&[v]),
+    )[0];
+    // inv = rsqrt((sum of dev * dev) / n + eps)
+    let mut r = Region::new(&[F64, F64]);
+    let sq = r.op(ScalarOp::MulF, &[a, a], F64);
+    let v = r.op(ScalarOp::AddF, &[o, sq], F64);
+    let zeros = b.fill_constant(0, &row);
+    let ss = b.generic("pr", &[dev], &[zeros], reduce_maps, r.yields(&[v]))[0];
+    let mut r = Region::new(&[F64, F64]);
+    let var = r.op(ScalarOp::DivF, &[a, BodyValue::Outer(n)], F64);
+    let shifted = r.op(ScalarOp::AddF, &[var, BodyValue::Outer(eps)], F64);
+    let v = r.op(ScalarOp::Rsqrt, &[shifted], F64);
+    let inv_init = b.empty(&row);
+    let inv = elementwise(&mut b, &[ss], &[inv_init], r.yields(&[v]))[0];
+    // y = truncf(dev * inv)
+    let mut r = Region::new(&[F64, F64, F32]);
+    let prod = r.op(ScalarOp::MulF, &[a, o], F64);
+    let v = r.op(ScalarOp::TruncF, &[prod], F32);
+    let y_init = b.empty(&x_ty);
+    let y = b.generic("pp", &[dev, inv], &[y_init], broadcast, r.yields(&[v]))[0];
+    let p = b.finish(&[y]);
+    let out = run(&p, &[arg(&[rows, cols], F32, &input)]);
+    for (i, (got, want)) in out[0].bits.iter().zip(&expected).enumerate() {
+        assert_eq!(got, want, "element {i}: {got:#x} != {want:#x}");
     }
 }
