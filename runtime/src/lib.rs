@@ -40,5 +40,7 @@ pub use elements::{Definedness, Elements};
 pub use machine::{Fault, LoadError, Machine, DEFAULT_STEP_LIMIT};
 pub use reference::{evaluate, evaluate_with_flags, evaluate_with_scalar, EvalError, Evaluation};
 pub use reference_gm::{evaluate_gm, GmArg, GmEvaluation};
-pub use reference_linalg::{evaluate_linalg, LinalgArg, LinalgTensor};
+pub use reference_linalg::{
+    evaluate_linalg, evaluate_linalg_with, LinalgArg, LinalgOptions, LinalgTensor,
+};
 pub use tile::{ShapeError, Tile};

@@ -104,11 +104,29 @@ pub enum LinalgArg {
     Scalar(u64),
 }
 
+/// How [`evaluate_linalg_with`] reads a program: the meaning-changing options `ptoc` compiles
+/// with, so that `verify` compares against what the options allow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinalgOptions {
+    /// `--assume-no-nans`: every op is read as `fastmath<nnan>`, so a NaN operand or result
+    /// gives poison.
+    pub assume_no_nans: bool,
+}
+
 /// Evaluate `program` on `args`: the value of each `func.return` operand, in order. A returned
 /// scalar comes back as a rank-0 tensor (the kernel ABI's `memref<1x1xT>`).
 pub fn evaluate_linalg(
     program: &Program,
     args: &[LinalgArg],
+) -> Result<Vec<LinalgTensor>, EvalError> {
+    evaluate_linalg_with(program, args, LinalgOptions::default())
+}
+
+/// [`evaluate_linalg`] under `options`.
+pub fn evaluate_linalg_with(
+    program: &Program,
+    args: &[LinalgArg],
+    options: LinalgOptions,
 ) -> Result<Vec<LinalgTensor>, EvalError> {
     if args.len() != program.args.len() {
         return Err(EvalError::ArgCount {
@@ -121,6 +139,7 @@ pub fn evaluate_linalg(
         program,
         values: vec![None; program.values.len()],
         executed: 0,
+        options,
     };
     for (index, (&id, arg)) in program.args.iter().zip(args).enumerate() {
         let ty = eval.ltype(id, &program.loc, "func.func")?.clone();
@@ -213,6 +232,7 @@ struct Eval<'p> {
     values: Vec<Option<Val>>,
     /// Body ops executed so far (points × ops per generic), bounded by [`OP_LIMIT`].
     executed: u64,
+    options: LinalgOptions,
 }
 
 fn body_error(op: &BodyOp, message: impl Into<String>) -> EvalError {
@@ -579,7 +599,8 @@ impl<'p> Eval<'p> {
                 types.push(ty);
             }
             let kind = resolve(bop, &types, g.iterators.len())?;
-            let nan_check = bop.no_nans.then(|| NanCheck {
+            let no_nans = bop.no_nans || self.options.assume_no_nans;
+            let nan_check = no_nans.then(|| NanCheck {
                 operands: types.iter().map(|&t| float_format(t)).collect(),
                 result: float_format(bop.ty),
             });

@@ -7,7 +7,7 @@ use ptoc_ir::linalg::{
 };
 use ptoc_ir::{Location, ValueId};
 use ptoc_isa::DataType;
-use ptoc_runtime::{evaluate_linalg, LinalgArg, LinalgTensor};
+use ptoc_runtime::{evaluate_linalg, evaluate_linalg_with, LinalgArg, LinalgOptions, LinalgTensor};
 
 const F16: Elem = Elem::Data(DataType::FP16);
 const BF16: Elem = Elem::Data(DataType::BF16);
@@ -1368,4 +1368,25 @@ fn layer_norm_in_f64_matches_numpy_vectors() {
     for (i, (got, want)) in out[0].bits.iter().zip(&expected).enumerate() {
         assert_eq!(got, want, "element {i}: {got:#x} != {want:#x}");
     }
+}
+
+/// Under `--assume-no-nans` every op is read as `nnan`: a plain maximumf on a NaN gives poison
+/// (so the plain ISA MAX the compiler then emits is correct), and a NaN-free element keeps its
+/// exact value; without the option the NaN propagates.
+#[test]
+fn assume_no_nans_reads_every_op_as_nnan() {
+    let p = pairwise(F32, 3, &[ScalarOp::MaximumF], F32);
+    let args = [
+        arg(&[3], F32, &f32s(&[1.0, f32::NAN, -0.0])),
+        arg(&[3], F32, &f32s(&[2.0, 3.0, 0.0])),
+    ];
+    let options = LinalgOptions {
+        assume_no_nans: true,
+    };
+    let out = evaluate_linalg_with(&p, &args, options).unwrap();
+    assert_eq!(out[0].poison, [false, true, false]);
+    assert_eq!((out[0].bits[0], out[0].bits[2]), (0x4000_0000, 0));
+    let out = run(&p, &args);
+    assert_eq!(out[0].poison, [false, false, false]);
+    assert_eq!(out[0].bits, [0x4000_0000, NAN32, 0]);
 }
