@@ -615,32 +615,6 @@ fn ill_typed_bodies_are_located_errors() {
     );
 }
 
-/// A small deterministic generator (xorshift64*), so the random cases are the same every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
-
-/// Random bit patterns of a `bits`-wide float, with every fifth drawn from `edges`.
-fn patterns(rng: &mut Rng, n: usize, bits: u32, edges: &[u64]) -> Vec<u64> {
-    (0..n)
-        .map(|i| {
-            let r = rng.next();
-            if i % 5 == 0 {
-                edges[(r % edges.len() as u64) as usize]
-            } else {
-                r >> (64 - bits)
-            }
-        })
-        .collect()
-}
-
 /// addf, subf, mulf, divf, sqrt against the host's IEEE arithmetic on random operands (NaN results
 /// compared as the canonical NaN): f32 and f64 directly; f16 and bf16 through f32 and one RNE
 /// rounding by `half` (f32's 24 bits make the double rounding innocuous, 24 >= 2p + 2).

@@ -417,3 +417,29 @@ pub fn read_vectors(name: &str) -> (u32, u32, Vec<u64>, Vec<u64>) {
     assert_eq!(expected.len(), (rows * cols) as usize, "{path}");
     (rows, cols, input, expected)
 }
+
+/// A small deterministic generator (xorshift64*), so the random cases are the same every run.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+}
+
+/// Random bit patterns of a `bits`-wide float, with every fifth drawn from `edges`.
+pub fn patterns(rng: &mut Rng, n: usize, bits: u32, edges: &[u64]) -> Vec<u64> {
+    (0..n)
+        .map(|i| {
+            let r = rng.next();
+            if i % 5 == 0 {
+                edges[(r % edges.len() as u64) as usize]
+            } else {
+                r >> (64 - bits)
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,200 @@
+//! Compiled linalg programs against the reference evaluator: each program goes through ptoc's
+//! default pipeline (`convert-linalg-to-pto`, tiling, fusion, allocation, encoding), runs on the
+//! interpreter, and every result element must equal `ptoc_runtime::evaluate_linalg`'s bit for bit,
+//! a NaN any NaN (MLIR fixes no payload); elements the program leaves poison are skipped.
+
+#[path = "../../runtime/tests/linalg/mod.rs"]
+mod linalg;
+
+use linalg::*;
+use ptoc::exec::argument_input;
+use ptoc::ir::linalg::{BodyValue, CmpFPredicate, Elem, LType, Program, ScalarOp};
+use ptoc::ir::Module;
+use ptoc::runtime::{evaluate_linalg, LinalgArg, LinalgTensor};
+use ptoc::{Driver, Options, Tensor};
+
+/// Edge values of each float type mixed into the random inputs.
+fn edges(elem: Elem) -> Vec<u64> {
+    match elem {
+        F32 => vec![
+            0,
+            0x8000_0000,
+            0x7F80_0000,
+            0xFF80_0000,
+            0x7FC0_0000,
+            1,
+            0x7F7F_FFFF,
+            0x3F80_0000,
+        ],
+        F16 => vec![0, 0x8000, 0x7C00, 0xFC00, 0x7E00, 1, 0x7BFF, 0x3C00],
+        _ => vec![0],
+    }
+}
+
+/// Random inputs: finite values of moderate size (so softmax rows are not all NaN), with every
+/// fifth element an edge value, or (`wild`) raw random bit patterns.
+fn input(rng: &mut Rng, elem: Elem, n: usize, wild: bool) -> Vec<u64> {
+    let bits = elem.bits();
+    if wild {
+        return patterns(rng, n, bits, &edges(elem));
+    }
+    let e = edges(elem);
+    (0..n)
+        .map(|i| {
+            let r = rng.next();
+            let v = ((r >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 20.0;
+            if i % 5 == 0 {
+                e[(r % e.len() as u64) as usize]
+            } else if elem == F16 {
+                ptoc::half::f16::from_f64(v).to_bits() as u64
+            } else {
+                (v as f32).to_bits() as u64
+            }
+        })
+        .collect()
+}
+
+/// Compile `program`, run it on `args` and compare every result with the evaluator's.
+fn agree(program: &Program, args: &[LinalgTensor]) {
+    let module = Module {
+        linalg: vec![program.clone()],
+        ..Module::default()
+    };
+    let driver = Driver::new(Options::default()).expect("default options");
+    let kernels = driver.compile_kernels(&module).unwrap_or_else(|d| {
+        let text: Vec<String> = d
+            .iter()
+            .map(|d| format!("{}: {}", d.loc, d.message))
+            .collect();
+        panic!("@{} does not compile:\n{}", program.name, text.join("\n"))
+    });
+    let kernel = &kernels[0];
+    let want = evaluate_linalg(
+        program,
+        &args
+            .iter()
+            .map(|t| LinalgArg::Tensor(t.clone()))
+            .collect::<Vec<_>>(),
+    )
+    .unwrap_or_else(|e| panic!("@{}: {e}", program.name));
+    // Arguments, then one zeroed memref per result (the kernel ABI).
+    let inputs: Vec<Tensor> = kernel
+        .meta
+        .argument_order()
+        .into_iter()
+        .enumerate()
+        .map(|(i, arg)| {
+            let ((rows, cols), ty) = argument_input(kernel, arg);
+            let bits = match args.get(i) {
+                Some(t) => t.bits.clone(),
+                None => vec![0; (rows * cols) as usize],
+            };
+            Tensor::from_bits(ty, rows, cols, bits).expect("input shape")
+        })
+        .collect();
+    assert!(!want.is_empty(), "@{} returns nothing", program.name);
+    let out = ptoc::run(kernel, &inputs).unwrap_or_else(|e| panic!("@{}: {e}", program.name));
+    for (k, want) in want.iter().enumerate() {
+        let name = format!("r{k}");
+        let got = out
+            .get(&name)
+            .unwrap_or_else(|| panic!("@{}: no result {name}", program.name));
+        assert_eq!(
+            got.bits().len(),
+            want.bits.len(),
+            "@{} {name}",
+            program.name
+        );
+        let fmt = want.elem.data().and_then(|t| t.float_format());
+        let nan = |bits: u64| fmt.is_some_and(|f| f.unpack(bits).is_nan());
+        let pairs = got.bits().iter().zip(&want.bits).zip(&want.poison);
+        for (i, ((&g, &w), &poison)) in pairs.enumerate() {
+            // NaNs compare as NaNs (MLIR fixes no payload).
+            assert!(
+                poison || g == w || (nan(g) && nan(w)),
+                "@{} {name}[{i}]: compiled {g:#x}, reference {w:#x}",
+                program.name
+            );
+        }
+    }
+}
+
+fn tensor_arg(rng: &mut Rng, shape: &[u32], elem: Elem, wild: bool) -> LinalgTensor {
+    let n = shape.iter().product::<u32>() as usize;
+    LinalgTensor::new(shape.to_vec(), elem, input(rng, elem, n, wild))
+}
+
+#[test]
+fn softmax_agrees() {
+    let mut rng = Rng(1);
+    for (elem, rows, cols) in [(F32, 16, 64), (F16, 8, 32), (F32, 3, 5)] {
+        let p = softmax_program(elem, rows, cols);
+        for _ in 0..2 {
+            agree(&p, &[tensor_arg(&mut rng, &[rows, cols], elem, false)]);
+        }
+    }
+}
+
+#[test]
+fn reductions_agree() {
+    let mut rng = Rng(2);
+    let ops = [
+        (ScalarOp::AddF, 0),
+        (ScalarOp::MaximumF, NEG_INF32),
+        (ScalarOp::MaxNumF, NEG_INF32),
+        (ScalarOp::MinimumF, 0x7F80_0000),
+        (ScalarOp::MulF, 0x3F80_0000),
+    ];
+    for (op, init) in ops {
+        for (iterators, shape, out) in [("pr", [16, 48], 0), ("rp", [48, 16], 1)] {
+            let p = reduce_program(op, iterators, &shape, vec![d(out)], init);
+            for wild in [false, true] {
+                agree(&p, &[tensor_arg(&mut rng, &shape, F32, wild)]);
+            }
+        }
+    }
+}
+
+#[test]
+fn elementwise_ops_agree() {
+    let mut rng = Rng(3);
+    use ScalarOp::*;
+    let f32_ops = [AddF, SubF, MulF, DivF, MaximumF, MinimumF, MaxNumF, MinNumF];
+    for (elem, ops) in [
+        (F32, &f32_ops[..]),
+        (F16, &[AddF, MulF, DivF, MaximumF][..]),
+    ] {
+        let p = pairwise(elem, 64, ops, elem);
+        for wild in [false, true] {
+            let x = tensor_arg(&mut rng, &[64], elem, wild);
+            let y = tensor_arg(&mut rng, &[64], elem, wild);
+            agree(&p, &[x, y]);
+        }
+    }
+}
+
+#[test]
+fn layer_norm_and_clamp_agree() {
+    let mut rng = Rng(4);
+    let p = layer_norm_program(8, 32);
+    agree(&p, &[tensor_arg(&mut rng, &[8, 32], F32, false)]);
+
+    // relu by compare and select: select(x > 0, x, 0).
+    let ty = tensor(&[8, 16], F32);
+    let mut b = Builder::new("relu");
+    let x = b.arg("x", LType::Tensor(ty.clone()));
+    let init = b.empty(&ty);
+    let mut r = Region::new(&[F32, F32]);
+    let zero = r.op(ScalarOp::Constant(0), &[], F32);
+    let gt = r.op(
+        ScalarOp::CmpF(CmpFPredicate::Ogt),
+        &[BodyValue::Arg(0), zero],
+        Elem::I1,
+    );
+    let v = r.op(ScalarOp::Select, &[gt, BodyValue::Arg(0), zero], F32);
+    let res = elementwise(&mut b, &[x], &[init], r.yields(&[v]));
+    let p = b.finish(&res);
+    for wild in [false, true] {
+        agree(&p, &[tensor_arg(&mut rng, &[8, 16], F32, wild)]);
+    }
+}
