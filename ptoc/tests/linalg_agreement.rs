@@ -8,7 +8,7 @@ mod linalg;
 
 use linalg::*;
 use ptoc::exec::argument_input;
-use ptoc::ir::linalg::{BodyValue, CmpFPredicate, Elem, LType, Program, ScalarOp};
+use ptoc::ir::linalg::{BodyValue, CmpFPredicate, Elem, LType, MapExpr, Program, ScalarOp};
 use ptoc::ir::Module;
 use ptoc::runtime::{evaluate_linalg, LinalgArg, LinalgTensor};
 use ptoc::{Driver, Options, Tensor};
@@ -56,6 +56,11 @@ fn input(rng: &mut Rng, elem: Elem, n: usize, wild: bool) -> Vec<u64> {
 
 /// Compile `program`, run it on `args` and compare every result with the evaluator's.
 fn agree(program: &Program, args: &[LinalgTensor]) {
+    agree_with_scalars(program, args, &[]);
+}
+
+/// [`agree`] for a program whose tensor arguments come first, then `scalars`.
+fn agree_with_scalars(program: &Program, args: &[LinalgTensor], scalars: &[u64]) {
     let module = Module {
         linalg: vec![program.clone()],
         ..Module::default()
@@ -74,6 +79,7 @@ fn agree(program: &Program, args: &[LinalgTensor]) {
         &args
             .iter()
             .map(|t| LinalgArg::Tensor(t.clone()))
+            .chain(scalars.iter().map(|&s| LinalgArg::Scalar(s)))
             .collect::<Vec<_>>(),
     )
     .unwrap_or_else(|e| panic!("@{}: {e}", program.name));
@@ -85,9 +91,10 @@ fn agree(program: &Program, args: &[LinalgTensor]) {
         .enumerate()
         .map(|(i, arg)| {
             let ((rows, cols), ty) = argument_input(kernel, arg);
-            let bits = match args.get(i) {
-                Some(t) => t.bits.clone(),
-                None => vec![0; (rows * cols) as usize],
+            let bits = match (args.get(i), scalars.get(i.wrapping_sub(args.len()))) {
+                (Some(t), _) => t.bits.clone(),
+                (None, Some(&s)) => vec![s],
+                (None, None) => vec![0; (rows * cols) as usize],
             };
             Tensor::from_bits(ty, rows, cols, bits).expect("input shape")
         })
@@ -196,5 +203,67 @@ fn layer_norm_and_clamp_agree() {
     let p = b.finish(&res);
     for wild in [false, true] {
         agree(&p, &[tensor_arg(&mut rng, &[8, 16], F32, wild)]);
+    }
+}
+
+/// torch-mlir's max+argmax (linalg.index, index_cast, cmpf ogt, select; the argmax dead), a
+/// broadcast of an expanded row through `(d0, 0)`, a scalar argument captured by the region, and
+/// f16 bias + clamp with extf/truncf.
+#[test]
+fn more_program_shapes_agree() {
+    let mut rng = Rng(5);
+    // max + argmax.
+    let mut b = Builder::new("argmax");
+    let x = b.arg("x", LType::Tensor(tensor(&[8, 16], F32)));
+    let res = max_argmax(&mut b, x, 8);
+    // Only the max is returned: the converter lowers multi-result reductions whose extra
+    // results are dead (issue 13), and refuses a live argmax with a located error.
+    let argmax = b.finish(&res[..1]);
+    agree(&argmax, &[tensor_arg(&mut rng, &[8, 16], F32, false)]);
+
+    // x - expand_shape(m) read through (d0, 0), divided by a scalar argument.
+    let mut b = Builder::new("bcast");
+    let x = b.arg("x", LType::Tensor(tensor(&[8, 16], F32)));
+    let m = b.arg("m", LType::Tensor(tensor(&[8], F32)));
+    let s = b.arg("s", LType::Scalar(F32));
+    let m2 = b.reshape(m, &tensor(&[8, 1], F32));
+    let init = b.empty(&tensor(&[8, 16], F32));
+    let mut r = Region::new(&[F32, F32, F32]);
+    let diff = r.op(ScalarOp::SubF, &[BodyValue::Arg(0), BodyValue::Arg(1)], F32);
+    let q = r.op(ScalarOp::DivF, &[diff, BodyValue::Outer(s)], F32);
+    let maps = vec![
+        vec![d(0), d(1)],
+        vec![d(0), MapExpr::Zero],
+        vec![d(0), d(1)],
+    ];
+    let res = b.generic("pp", &[x, m2], &[init], maps, r.yields(&[q]));
+    let bcast = b.finish(&res);
+    let x = tensor_arg(&mut rng, &[8, 16], F32, false);
+    let m = tensor_arg(&mut rng, &[8], F32, false);
+    agree_with_scalars(&bcast, &[x, m], &[3f32.to_bits() as u64]);
+
+    // f16 bias + clamp to [0, 6]: y = truncf(min(max(extf(x) + extf(bias), 0), 6)).
+    let mut b = Builder::new("bias_clamp");
+    let x = b.arg("x", LType::Tensor(tensor(&[16, 32], F16)));
+    let bias = b.arg("bias", LType::Tensor(tensor(&[32], F16)));
+    let init = b.empty(&tensor(&[16, 32], F16));
+    let mut r = Region::new(&[F16, F16, F16]);
+    let (xw, bw) = (
+        r.op(ScalarOp::ExtF, &[BodyValue::Arg(0)], F32),
+        r.op(ScalarOp::ExtF, &[BodyValue::Arg(1)], F32),
+    );
+    let sum = r.op(ScalarOp::AddF, &[xw, bw], F32);
+    let zero = r.op(ScalarOp::Constant(0), &[], F32);
+    let six = r.op(ScalarOp::Constant(6f32.to_bits() as u64), &[], F32);
+    let lo = r.op(ScalarOp::MaximumF, &[sum, zero], F32);
+    let hi = r.op(ScalarOp::MinimumF, &[lo, six], F32);
+    let y = r.op(ScalarOp::TruncF, &[hi], F16);
+    let maps = vec![vec![d(0), d(1)], vec![d(1)], vec![d(0), d(1)]];
+    let res = b.generic("pp", &[x, bias], &[init], maps, r.yields(&[y]));
+    let clamp = b.finish(&res);
+    for wild in [false, true] {
+        let x = tensor_arg(&mut rng, &[16, 32], F16, wild);
+        let bias = tensor_arg(&mut rng, &[32], F16, wild);
+        agree(&clamp, &[x, bias]);
     }
 }

@@ -187,22 +187,7 @@ fn maximumf_propagates_nan_and_maxnumf_ignores_it() {
 fn argmax_of_the_torch_pattern() {
     let mut b = Builder::new("argmax");
     let x = b.arg("x", LType::Tensor(tensor(&[3, 4], F32)));
-    let max_init = b.fill_constant(NEG_INF32, &tensor(&[3], F32));
-    let idx_init = b.fill_constant(0, &tensor(&[3], I64));
-    let mut r = Region::new(&[F32, F32, I64]);
-    let (input, out, out_idx) = (BodyValue::Arg(0), BodyValue::Arg(1), BodyValue::Arg(2));
-    let i = r.op(ScalarOp::Index(1), &[], Elem::Index);
-    let i64_ = r.op(ScalarOp::IndexCast, &[i], I64);
-    let m = r.op(ScalarOp::MaximumF, &[input, out], F32);
-    let gt = r.op(ScalarOp::CmpF(CmpFPredicate::Ogt), &[input, out], Elem::I1);
-    let sel = r.op(ScalarOp::Select, &[gt, i64_, out_idx], I64);
-    let res = b.generic(
-        "pr",
-        &[x],
-        &[max_init, idx_init],
-        vec![vec![d(0), d(1)], vec![d(0)], vec![d(0)]],
-        r.yields(&[m, sel]),
-    );
+    let res = max_argmax(&mut b, x, 3);
     let p = b.finish(&res);
     let data = f32s(&[
         3.0,

@@ -4,8 +4,8 @@
 #![allow(dead_code)]
 
 use ptoc_ir::linalg::{
-    Body, BodyOp, BodyValue, Elem, Generic, IteratorKind, LOp, LOpKind, LType, MapExpr, Program,
-    ScalarOp, TensorType,
+    Body, BodyOp, BodyValue, CmpFPredicate, Elem, Generic, IteratorKind, LOp, LOpKind, LType,
+    MapExpr, Program, ScalarOp, TensorType,
 };
 use ptoc_ir::{Location, ValueId};
 use ptoc_isa::DataType;
@@ -259,6 +259,22 @@ pub fn reduce_program(
         r.yields(&[v]),
     );
     b.finish(&res)
+}
+
+/// torch-mlir's max+argmax over the rows of `x: tensor<rows x N x f32>`: one generic with two
+/// results (maximumf, and the index where `in > out` by cmpf ogt, as an i64), from -inf and 0.
+pub fn max_argmax(b: &mut Builder, x: ValueId, rows: u32) -> Vec<ValueId> {
+    let max_init = b.fill_constant(NEG_INF32, &tensor(&[rows], F32));
+    let idx_init = b.fill_constant(0, &tensor(&[rows], I64));
+    let mut r = Region::new(&[F32, F32, I64]);
+    let (input, out, out_idx) = (BodyValue::Arg(0), BodyValue::Arg(1), BodyValue::Arg(2));
+    let i = r.op(ScalarOp::Index(1), &[], Elem::Index);
+    let i64_ = r.op(ScalarOp::IndexCast, &[i], I64);
+    let m = r.op(ScalarOp::MaximumF, &[input, out], F32);
+    let gt = r.op(ScalarOp::CmpF(CmpFPredicate::Ogt), &[input, out], Elem::I1);
+    let sel = r.op(ScalarOp::Select, &[gt, i64_, out_idx], I64);
+    let maps = vec![vec![d(0), d(1)], vec![d(0)], vec![d(0)]];
+    b.generic("pr", &[x], &[max_init, idx_init], maps, r.yields(&[m, sel]))
 }
 
 pub fn f32s(values: &[f32]) -> Vec<u64> {
