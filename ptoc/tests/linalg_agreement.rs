@@ -10,7 +10,7 @@ use linalg::*;
 use ptoc::exec::argument_input;
 use ptoc::ir::linalg::{BodyValue, CmpFPredicate, Elem, LType, MapExpr, Program, ScalarOp};
 use ptoc::ir::Module;
-use ptoc::runtime::{evaluate_linalg, LinalgArg, LinalgTensor};
+use ptoc::runtime::{evaluate_linalg_with, LinalgArg, LinalgOptions, LinalgTensor};
 use ptoc::{Driver, Options, Tensor};
 
 /// Edge values of each float type mixed into the random inputs.
@@ -61,11 +61,18 @@ fn agree(program: &Program, args: &[LinalgTensor]) {
 
 /// [`agree`] for a program whose tensor arguments come first, then `scalars`.
 fn agree_with_scalars(program: &Program, args: &[LinalgTensor], scalars: &[u64]) {
+    check(program, args, scalars, false);
+}
+
+/// [`agree_with_scalars`], compiled and evaluated under `--assume-no-nans` when `no_nans`.
+fn check(program: &Program, args: &[LinalgTensor], scalars: &[u64], no_nans: bool) {
     let module = Module {
         linalg: vec![program.clone()],
         ..Module::default()
     };
-    let driver = Driver::new(Options::default()).expect("default options");
+    let mut options = Options::default();
+    options.pass_options.assume_no_nans = no_nans;
+    let driver = Driver::new(options).expect("options");
     let kernels = driver.compile_kernels(&module).unwrap_or_else(|d| {
         let text: Vec<String> = d
             .iter()
@@ -74,13 +81,16 @@ fn agree_with_scalars(program: &Program, args: &[LinalgTensor], scalars: &[u64])
         panic!("@{} does not compile:\n{}", program.name, text.join("\n"))
     });
     let kernel = &kernels[0];
-    let want = evaluate_linalg(
+    let want = evaluate_linalg_with(
         program,
         &args
             .iter()
             .map(|t| LinalgArg::Tensor(t.clone()))
             .chain(scalars.iter().map(|&s| LinalgArg::Scalar(s)))
             .collect::<Vec<_>>(),
+        LinalgOptions {
+            assume_no_nans: no_nans,
+        },
     )
     .unwrap_or_else(|e| panic!("@{}: {e}", program.name));
     // Arguments, then one zeroed memref per result (the kernel ABI).
@@ -266,4 +276,34 @@ fn more_program_shapes_agree() {
         let bias = tensor_arg(&mut rng, &[32], F16, wild);
         agree(&clamp, &[x, bias]);
     }
+}
+
+/// Under `--assume-no-nans` the compiler may use the ISA's MAX/MIN for maximumf/minimumf; every
+/// element whose computation meets no NaN still agrees exactly (the others are poison).
+#[test]
+fn assume_no_nans_agrees_where_no_nan_is_met() {
+    let mut rng = Rng(6);
+    use ScalarOp::*;
+    let picks = pairwise(F32, 64, &[MaximumF, MinimumF], F32);
+    let max_rows = reduce_program(MaximumF, "pr", &[16, 48], vec![d(0)], NEG_INF32);
+    for wild in [false, true] {
+        let (x, y) = (
+            tensor_arg(&mut rng, &[64], F32, wild),
+            tensor_arg(&mut rng, &[64], F32, wild),
+        );
+        check(&picks, &[x, y], &[], true);
+        check(
+            &max_rows,
+            &[tensor_arg(&mut rng, &[16, 48], F32, wild)],
+            &[],
+            true,
+        );
+    }
+    let p = softmax_program(F32, 16, 64);
+    check(
+        &p,
+        &[tensor_arg(&mut rng, &[16, 64], F32, false)],
+        &[],
+        true,
+    );
 }
