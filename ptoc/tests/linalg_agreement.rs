@@ -307,3 +307,27 @@ fn assume_no_nans_agrees_where_no_nan_is_met() {
         true,
     );
 }
+
+/// Programs larger than one tile, so the kernel loops over blocks: a 128x512 softmax (each row
+/// reduced within one tile), a column sum of a 1024x32 tensor, and a 256x256 elementwise
+/// subtraction of a broadcast column vector.
+#[test]
+fn tiled_programs_agree() {
+    let mut rng = Rng(7);
+    let p = softmax_program(F32, 128, 512);
+    agree(&p, &[tensor_arg(&mut rng, &[128, 512], F32, false)]);
+    let p = reduce_program(ScalarOp::AddF, "rp", &[1024, 32], vec![d(1)], 0);
+    agree(&p, &[tensor_arg(&mut rng, &[1024, 32], F32, true)]);
+    let mut b = Builder::new("sub_cols");
+    let x = b.arg("x", LType::Tensor(tensor(&[256, 256], F32)));
+    let c = b.arg("c", LType::Tensor(tensor(&[256], F32)));
+    let init = b.empty(&tensor(&[256, 256], F32));
+    let mut r = Region::new(&[F32, F32, F32]);
+    let v = r.op(ScalarOp::SubF, &[BodyValue::Arg(0), BodyValue::Arg(1)], F32);
+    let maps = vec![vec![d(0), d(1)], vec![d(1)], vec![d(0), d(1)]];
+    let res = b.generic("pp", &[x, c], &[init], maps, r.yields(&[v]));
+    let p = b.finish(&res);
+    let x = tensor_arg(&mut rng, &[256, 256], F32, true);
+    let c = tensor_arg(&mut rng, &[256], F32, true);
+    agree(&p, &[x, c]);
+}
