@@ -331,3 +331,95 @@ fn tiled_programs_agree() {
     let c = tensor_arg(&mut rng, &[256], F32, true);
     agree(&p, &[x, c]);
 }
+
+/// Random programs: an elementwise generic of 1 to 6 body ops over a grid and a second operand
+/// that is a grid, a row vector or a column vector, then optionally a row or column reduction
+/// of its result; each compiled program agrees with the reference on random inputs. A program
+/// the converter refuses must be refused with a located error.
+#[test]
+fn random_programs_agree() {
+    use ScalarOp::*;
+    let mut rng = Rng(8);
+    let binary = [AddF, SubF, MulF, DivF, MaximumF, MinimumF, MaxNumF, MinNumF];
+    let unary = [NegF, AbsF, Exp, Sqrt, Log];
+    let predicates = [
+        CmpFPredicate::Ogt,
+        CmpFPredicate::Olt,
+        CmpFPredicate::Oge,
+        CmpFPredicate::Ueq,
+    ];
+    let (mut compiled, mut refused) = (0, 0);
+    for case in 0..150 {
+        let pick = |rng: &mut Rng, n: usize| (rng.next() % n as u64) as usize;
+        let (rows, cols) = (
+            [4u32, 8, 16][pick(&mut rng, 3)],
+            [8u32, 32, 64][pick(&mut rng, 3)],
+        );
+        let (y_shape, y_map) = match pick(&mut rng, 3) {
+            0 => (vec![rows, cols], vec![d(0), d(1)]),
+            1 => (vec![rows], vec![d(0)]),
+            _ => (vec![cols], vec![d(1)]),
+        };
+        let mut b = Builder::new("random");
+        let grid = tensor(&[rows, cols], F32);
+        let x = b.arg("x", LType::Tensor(grid.clone()));
+        let y = b.arg("y", LType::Tensor(tensor(&y_shape, F32)));
+        let init = b.empty(&grid);
+        let mut r = Region::new(&[F32, F32, F32]);
+        let mut pool = vec![BodyValue::Arg(0), BodyValue::Arg(1)];
+        for _ in 0..1 + pick(&mut rng, 6) {
+            let a = pool[pick(&mut rng, pool.len())];
+            let c = pool[pick(&mut rng, pool.len())];
+            let v = match pick(&mut rng, 4) {
+                0 => r.op(unary[pick(&mut rng, unary.len())], &[a], F32),
+                1 => {
+                    let p = predicates[pick(&mut rng, predicates.len())];
+                    let cond = r.op(CmpF(p), &[a, c], Elem::I1);
+                    r.op(Select, &[cond, a, c], F32)
+                }
+                _ => r.op(binary[pick(&mut rng, binary.len())], &[a, c], F32),
+            };
+            pool.push(v);
+        }
+        let last = *pool.last().unwrap_or(&BodyValue::Arg(0));
+        let maps = vec![vec![d(0), d(1)], y_map, vec![d(0), d(1)]];
+        let z = b.generic("pp", &[x, y], &[init], maps, r.yields(&[last]))[0];
+        let result = match pick(&mut rng, 3) {
+            0 => z,
+            k => {
+                let (op, acc) =
+                    [(AddF, 0), (MaximumF, NEG_INF32), (MaxNumF, NEG_INF32)][pick(&mut rng, 3)];
+                let (iterators, keep, len) = if k == 1 {
+                    ("pr", 0, rows)
+                } else {
+                    ("rp", 1, cols)
+                };
+                let acc = b.fill_constant(acc, &tensor(&[len], F32));
+                let mut r = Region::new(&[F32, F32]);
+                let v = r.op(op, &[BodyValue::Arg(0), BodyValue::Arg(1)], F32);
+                let maps = vec![vec![d(0), d(1)], vec![d(keep)]];
+                b.generic(iterators, &[z], &[acc], maps, r.yields(&[v]))[0]
+            }
+        };
+        let p = b.finish(&[result]);
+        let module = Module {
+            linalg: vec![p.clone()],
+            ..Module::default()
+        };
+        let driver = Driver::new(Options::default()).expect("options");
+        if let Err(diags) = driver.compile_kernels(&module) {
+            assert!(
+                diags.iter().all(|d| d.loc.is_known()),
+                "case {case}: an unlocated refusal"
+            );
+            refused += 1;
+            continue;
+        }
+        compiled += 1;
+        let wild = case % 2 == 1;
+        let x = tensor_arg(&mut rng, &[rows, cols], F32, wild);
+        let y = tensor_arg(&mut rng, &y_shape, F32, wild);
+        agree(&p, &[x, y]);
+    }
+    assert!(compiled >= 100, "{compiled} compiled, {refused} refused");
+}
