@@ -332,7 +332,7 @@ fn tiled_programs_agree() {
     agree(&p, &[x, c]);
 }
 
-/// Random programs: an elementwise generic of 1 to 6 body ops over a grid and a second operand
+/// Random f32 or f16 programs: an elementwise generic of 1 to 6 body ops over a grid and a second operand
 /// that is a grid, a row vector or a column vector, then optionally a row or column reduction
 /// of its result; each compiled program agrees with the reference on random inputs. A program
 /// the converter refuses must be refused with a located error.
@@ -360,24 +360,25 @@ fn random_programs_agree() {
             1 => (vec![rows], vec![d(0)]),
             _ => (vec![cols], vec![d(1)]),
         };
+        let elem = [F32, F16][pick(&mut rng, 2)];
         let mut b = Builder::new("random");
-        let grid = tensor(&[rows, cols], F32);
+        let grid = tensor(&[rows, cols], elem);
         let x = b.arg("x", LType::Tensor(grid.clone()));
-        let y = b.arg("y", LType::Tensor(tensor(&y_shape, F32)));
+        let y = b.arg("y", LType::Tensor(tensor(&y_shape, elem)));
         let init = b.empty(&grid);
-        let mut r = Region::new(&[F32, F32, F32]);
+        let mut r = Region::new(&[elem, elem, elem]);
         let mut pool = vec![BodyValue::Arg(0), BodyValue::Arg(1)];
         for _ in 0..1 + pick(&mut rng, 6) {
             let a = pool[pick(&mut rng, pool.len())];
             let c = pool[pick(&mut rng, pool.len())];
             let v = match pick(&mut rng, 4) {
-                0 => r.op(unary[pick(&mut rng, unary.len())], &[a], F32),
+                0 => r.op(unary[pick(&mut rng, unary.len())], &[a], elem),
                 1 => {
                     let p = predicates[pick(&mut rng, predicates.len())];
                     let cond = r.op(CmpF(p), &[a, c], Elem::I1);
-                    r.op(Select, &[cond, a, c], F32)
+                    r.op(Select, &[cond, a, c], elem)
                 }
-                _ => r.op(binary[pick(&mut rng, binary.len())], &[a, c], F32),
+                _ => r.op(binary[pick(&mut rng, binary.len())], &[a, c], elem),
             };
             pool.push(v);
         }
@@ -394,9 +395,9 @@ fn random_programs_agree() {
                 } else {
                     ("rp", 1, cols)
                 };
-                let acc = b.fill_constant(acc, &tensor(&[len], F32));
-                let mut r = Region::new(&[F32, F32]);
-                let v = r.op(op, &[BodyValue::Arg(0), BodyValue::Arg(1)], F32);
+                let acc = b.fill_constant(acc, &tensor(&[len], elem));
+                let mut r = Region::new(&[elem, elem]);
+                let v = r.op(op, &[BodyValue::Arg(0), BodyValue::Arg(1)], elem);
                 let maps = vec![vec![d(0), d(1)], vec![d(keep)]];
                 b.generic(iterators, &[z], &[acc], maps, r.yields(&[v]))[0]
             }
@@ -417,8 +418,8 @@ fn random_programs_agree() {
         }
         compiled += 1;
         let wild = case % 2 == 1;
-        let x = tensor_arg(&mut rng, &[rows, cols], F32, wild);
-        let y = tensor_arg(&mut rng, &y_shape, F32, wild);
+        let x = tensor_arg(&mut rng, &[rows, cols], elem, wild);
+        let y = tensor_arg(&mut rng, &y_shape, elem, wild);
         agree(&p, &[x, y]);
     }
     assert!(compiled >= 100, "{compiled} compiled, {refused} refused");
