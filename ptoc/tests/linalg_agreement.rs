@@ -388,8 +388,9 @@ fn random_programs_agree() {
         let result = match pick(&mut rng, 3) {
             0 => z,
             k => {
+                let neg_inf = edges(elem)[3];
                 let (op, acc) =
-                    [(AddF, 0), (MaximumF, NEG_INF32), (MaxNumF, NEG_INF32)][pick(&mut rng, 3)];
+                    [(AddF, 0), (MaximumF, neg_inf), (MaxNumF, neg_inf)][pick(&mut rng, 3)];
                 let (iterators, keep, len) = if k == 1 {
                     ("pr", 0, rows)
                 } else {
