@@ -972,3 +972,97 @@ fn assume_no_nans_reads_every_op_as_nnan() {
     assert_eq!(out[0].poison, [false, false, false]);
     assert_eq!(out[0].bits, [0x4000_0000, NAN32, 0]);
 }
+
+/// truncf and extf against the host's conversions on random bit patterns with edge values
+/// (f64 -> f32 by `as`, f32 -> f16 and f32 -> bf16 by `half`'s RNE `from_f32`, and the exact
+/// widenings back), NaNs compared as the canonical NaN of the result type.
+#[test]
+fn conversions_match_the_host() {
+    let mut rng = Rng(0xC0FF_EE00_D15E_A5E5);
+    let n = 3000;
+    let f64_edges = [
+        0,
+        1 << 63,
+        0x7FF0 << 48,
+        1,
+        0x47EF_FFFF_E000_0000,
+        0x3690_0000_0000_0000,
+    ];
+    let f32_edges = [
+        0,
+        0x8000_0000,
+        0x7F80_0000,
+        0x7FC0_0001,
+        1,
+        0x477F_F000,
+        0x3380_0000,
+    ];
+    let canonical = |elem: Elem, nan: bool, bits: u64| {
+        if nan {
+            elem.data()
+                .and_then(DataType::canonical_nan)
+                .unwrap_or(bits)
+        } else {
+            bits
+        }
+    };
+    type Host = fn(u64) -> (u64, bool);
+    let cases: [(Elem, Elem, &[u64], ScalarOp, Host); 6] = [
+        (F64, F32, &f64_edges, ScalarOp::TruncF, |a| {
+            let r = f64::from_bits(a) as f32;
+            (r.to_bits() as u64, r.is_nan())
+        }),
+        (F32, F16, &f32_edges, ScalarOp::TruncF, |a| {
+            let r = half::f16::from_f32(f32::from_bits(a as u32));
+            (r.to_bits() as u64, r.is_nan())
+        }),
+        (F32, BF16, &f32_edges, ScalarOp::TruncF, |a| {
+            let r = half::bf16::from_f32(f32::from_bits(a as u32));
+            (r.to_bits() as u64, r.is_nan())
+        }),
+        (F32, F64, &f32_edges, ScalarOp::ExtF, |a| {
+            let r = f32::from_bits(a as u32) as f64;
+            (r.to_bits(), r.is_nan())
+        }),
+        (
+            F16,
+            F32,
+            &[0, 0x8000, 0x7C00, 0x7E01, 1, 0x03FF],
+            ScalarOp::ExtF,
+            |a| {
+                let r = half::f16::from_bits(a as u16).to_f32();
+                (r.to_bits() as u64, r.is_nan())
+            },
+        ),
+        (
+            BF16,
+            F32,
+            &[0, 0x8000, 0x7F80, 0x7FC1, 1],
+            ScalarOp::ExtF,
+            |a| {
+                let r = half::bf16::from_bits(a as u16).to_f32();
+                (r.to_bits() as u64, r.is_nan())
+            },
+        ),
+    ];
+    for (from, to, edges, op, host) in cases {
+        let xs = patterns(&mut rng, n, from.bits(), edges);
+        let mut b = Builder::new("convert");
+        let x = b.arg("x", LType::Tensor(tensor(&[n as u32], from)));
+        let init = b.empty(&tensor(&[n as u32], to));
+        let mut r = Region::new(&[from, to]);
+        let v = r.op(op, &[BodyValue::Arg(0)], to);
+        let res = elementwise(&mut b, &[x], &[init], r.yields(&[v]));
+        let got = run(&b.finish(&res), &[arg(&[n as u32], from, &xs)])
+            .remove(0)
+            .bits;
+        for (&a, &g) in xs.iter().zip(&got) {
+            let (want, nan) = host(a);
+            assert_eq!(
+                g,
+                canonical(to, nan, want),
+                "{op:?} {from} -> {to} of {a:#x}"
+            );
+        }
+    }
+}
