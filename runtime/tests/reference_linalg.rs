@@ -1066,3 +1066,64 @@ fn conversions_match_the_host() {
         }
     }
 }
+
+/// Every cmpf predicate against the host's IEEE comparisons of random f32 pairs (Rust's `<`,
+/// `==` and friends are the ordered relations; `!=` is une).
+#[test]
+fn cmpf_matches_the_host() {
+    use CmpFPredicate::*;
+    let preds = [
+        False, Oeq, Ogt, Oge, Olt, Ole, One, Ord, Ueq, Ugt, Uge, Ult, Ule, Une, Uno, True,
+    ];
+    let host = |p: CmpFPredicate, a: f32, b: f32| {
+        let u = a.is_nan() || b.is_nan();
+        match p {
+            False => false,
+            Oeq => a == b,
+            Ogt => a > b,
+            Oge => a >= b,
+            Olt => a < b,
+            Ole => a <= b,
+            One => !u && a != b,
+            Ord => !u,
+            Ueq => u || a == b,
+            Ugt => u || a > b,
+            Uge => u || a >= b,
+            Ult => u || a < b,
+            Ule => u || a <= b,
+            Une => a != b,
+            Uno => u,
+            True => true,
+        }
+    };
+    let mut rng = Rng(0x5EED_CAFE);
+    let edges = [
+        0,
+        0x8000_0000,
+        0x7F80_0000,
+        0xFF80_0000,
+        0x7FC0_0000,
+        1,
+        0x3F80_0000,
+    ];
+    // Few distinct values, so equal pairs are common.
+    let small: Vec<u64> = patterns(&mut rng, 2000, 32, &edges)
+        .into_iter()
+        .map(|v| {
+            if v % 3 == 0 {
+                v
+            } else {
+                edges[(v % 7) as usize]
+            }
+        })
+        .collect();
+    let (xs, ys) = small.split_at(1000);
+    let ops: Vec<ScalarOp> = preds.iter().map(|&p| ScalarOp::CmpF(p)).collect();
+    let out = run_pairwise(F32, &ops, Elem::I1, xs, ys);
+    for (p, got) in preds.iter().zip(&out) {
+        for ((&a, &b), &g) in xs.iter().zip(ys).zip(got) {
+            let (fa, fb) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
+            assert_eq!(g, host(*p, fa, fb) as u64, "{p:?} {a:#x} {b:#x}");
+        }
+    }
+}
