@@ -1346,18 +1346,26 @@ impl Lower<'_> {
                     continue;
                 }
             }
-            r = self.keep_nan(b, st, r, operand, loc)?;
+            // The canonical NaN, as every ISA op that makes a NaN gives (docs/isa.md §5.2):
+            // selecting the operand itself would pass a payload, or a signalling NaN, through.
+            let dt = sym_dtype(r).ok_or_else(|| error(loc, "no element type"))?;
+            let nan = Sym::Scalar {
+                src: ScalarSrc::Const(format_of(dt).map_or(0, |f| f.canonical_nan)),
+                dt,
+            };
+            r = self.keep_nan(b, st, r, operand, nan, loc)?;
         }
         Ok(r)
     }
 
-    /// `v == v ? r : v`: `r` where `v` is a number, `v` (a NaN) elsewhere.
+    /// `v == v ? r : nan`: `r` where `v` is a number, `nan` where it is a NaN.
     fn keep_nan(
         &self,
         b: &mut GmBuilder,
         st: &mut BlockState,
         r: Sym,
         v: Sym,
+        nan: Sym,
         loc: &Location,
     ) -> Result<Sym, Diagnostic> {
         let layout = Self::layout(r).join(Self::layout(v));
@@ -1369,6 +1377,7 @@ impl Lower<'_> {
         let dt = sym_dtype(r).ok_or_else(|| error(loc, "no element type"))?;
         let vt = self.materialize(b, st, v, layout, loc)?;
         let rt = self.materialize(b, st, r, layout, loc)?;
+        let nt = self.materialize(b, st, nan, layout, loc)?;
         let p = self.op(
             b,
             "TCMP",
@@ -1379,7 +1388,7 @@ impl Lower<'_> {
         let id = self.op(
             b,
             "TSEL",
-            &[p, rt, vt],
+            &[p, rt, nt],
             self.tile_type(layout, dt),
             BTreeMap::new(),
         );
@@ -1639,17 +1648,13 @@ impl Lower<'_> {
                 self.tile_type(layout, dt),
                 BTreeMap::new(),
             );
-            r = self.keep_nan(
-                b,
-                st,
-                r,
-                Sym::Tile {
-                    id: nan_sum,
-                    layout,
-                    dt,
-                },
-                loc,
-            )?;
+            let nan_sum = Sym::Tile {
+                id: nan_sum,
+                layout,
+                dt,
+            };
+            // The sum is +0 or the canonical NaN (docs/isa.md §1.5), so it is its own NaN.
+            r = self.keep_nan(b, st, r, nan_sum, nan_sum, loc)?;
         }
         let init = self.value(b, st, args[g.inputs.len() + k], loc)?;
         let init_const = match init {
