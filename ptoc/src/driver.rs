@@ -1,12 +1,15 @@
 //! The compile driver: one input buffer (or `// -----` chunk) through parse → import → passes →
 //! output, with the located diagnostics of whichever stage failed.
 
-use crate::verify::{verify_compiled_gm_kernel, verify_kernel, Mismatch};
+use crate::verify::{
+    verify_compiled_gm_kernel, verify_compiled_linalg_kernel, verify_kernel, Mismatch,
+};
 use crate::ExecError;
 use ptoc_codegen::{lower_function, lower_gm_kernel, print_asm, print_words, write_elf, Kernel};
 use ptoc_dialect::{export_module, import_module, Frontend};
 use ptoc_ir::{Diagnostic, Location, Module, Source};
 use ptoc_passes::{known_passes, IrPrinting, PassContext, PassManager, PipelineError, When};
+use ptoc_runtime::LinalgOptions;
 use std::fmt;
 
 /// What to produce.
@@ -254,6 +257,13 @@ impl Driver {
         })
     }
 
+    /// How `verify` reads linalg programs: with the meaning the compile options allow.
+    pub fn linalg_options(&self) -> LinalgOptions {
+        LinalgOptions {
+            assume_no_nans: self.options.pass_options.assume_no_nans,
+        }
+    }
+
     /// The options the driver was made with.
     pub fn options(&self) -> &Options {
         &self.options
@@ -330,7 +340,14 @@ impl Driver {
         let reference = self
             .reference_module(&module)
             .map_err(|d| VerifyError::Compile(d.into()))?;
-        let checked = check_kernels(&kernels, &reference, trials, seed, &[]);
+        let checked = check_kernels(
+            &kernels,
+            &reference,
+            trials,
+            seed,
+            &[],
+            self.linalg_options(),
+        );
         for (kernel, outcome) in checked {
             match outcome {
                 Ok(None) => {}
@@ -489,8 +506,10 @@ impl Driver {
 
 /// Check each compiled kernel against its reference (the module after `reference_module`):
 /// straight-line functions through [`verify_kernel`], GM kernels through
-/// [`verify_compiled_gm_kernel`]. `kernels` is in [`Driver::lower`]'s order: the functions'
-/// kernels first, then the GM kernels' (design §10). A GM kernel's `index` scalar named in
+/// [`verify_compiled_gm_kernel`], linalg programs (still unconverted in the reference) through
+/// [`verify_compiled_linalg_kernel`] under `linalg`. `kernels` is in [`Driver::lower`]'s order:
+/// the functions' kernels first, then the GM kernels' (design §10), then those converted from
+/// linalg programs (which the conversion appends). A GM kernel's `index` scalar named in
 /// `index_values` takes that value in every trial, any other is 0 (a random loop bound could run
 /// for hours); [`index_scalar_names`] lists the names.
 pub fn check_kernels<'k>(
@@ -499,8 +518,18 @@ pub fn check_kernels<'k>(
     trials: u32,
     seed: u64,
     index_values: &'k [(String, u64)],
+    linalg: LinalgOptions,
 ) -> impl Iterator<Item = (&'k Kernel, Result<Option<Mismatch>, ExecError>)> + 'k {
     let (functions, gm_kernels) = kernels.split_at(reference.functions.len().min(kernels.len()));
+    let (gm_kernels, converted) =
+        gm_kernels.split_at(reference.gm_kernels.len().min(gm_kernels.len()));
+    let programs = converted
+        .iter()
+        .zip(&reference.linalg)
+        .map(move |(k, program)| {
+            let checked = verify_compiled_linalg_kernel(k, program, trials, seed, linalg);
+            (k, checked)
+        });
     let gm = gm_kernels
         .iter()
         .zip(&reference.gm_kernels)
@@ -522,6 +551,7 @@ pub fn check_kernels<'k>(
         .zip(&reference.functions)
         .map(move |(k, func)| (k, verify_kernel(k, func, trials, seed)))
         .chain(gm)
+        .chain(programs)
 }
 
 /// The `index` scalar arguments of a GM kernel: position and source name.

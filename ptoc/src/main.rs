@@ -666,8 +666,9 @@ fn run_verify(
         index_values.push((name.to_string(), value));
     }
     let mut ok = true;
-    for (kernel, outcome) in ptoc::check_kernels(&kernels, &reference, trials, seed, &index_values)
-    {
+    let linalg = driver.linalg_options();
+    let checked = ptoc::check_kernels(&kernels, &reference, trials, seed, &index_values, linalg);
+    for (kernel, outcome) in checked {
         match outcome.map_err(|e| format!("error: {e}"))? {
             None => println!(
                 "@{}: {trials} trials (seed {seed}), compiled code matches the source bit for bit",

@@ -8,10 +8,14 @@
 use crate::exec::{element_type, execute, format_element, hex, ExecError, Run};
 use crate::tensor::ElementType;
 use ptoc_codegen::Kernel;
+use ptoc_ir::linalg::{Elem, LType, Program};
 use ptoc_ir::{Function, GmKernel, Location, ScalarType, Type as GmType};
 use ptoc_isa::{DataType, FaultClass, PadValue, Storage};
 use ptoc_runtime::numerics::Flags;
-use ptoc_runtime::{evaluate_gm, evaluate_with_flags, Fault, GmArg, Tile};
+use ptoc_runtime::{
+    evaluate_gm, evaluate_linalg_with, evaluate_with_flags, EvalError, Fault, GmArg, LinalgArg,
+    LinalgOptions, LinalgTensor, Tile,
+};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::fmt;
@@ -1139,4 +1143,124 @@ func.func @k(%x: memref<4x8xi32>, %y: memref<4x8xi32>) {
             Some(GmDiscrepancy::CompiledFaults { .. })
         ));
     }
+}
+
+/// Random arguments for a linalg program: every tensor element and scalar random, an edge value
+/// one time in four ([`edge_values`]); elements without a DataType (`index`, `i1`) are 0.
+pub fn random_linalg_args(program: &Program, rng: &mut StdRng) -> Vec<LinalgArg> {
+    let element = |rng: &mut StdRng, elem: Elem| match elem.data() {
+        Some(t) => random_element(rng, t, &edge_values(t)),
+        None => 0,
+    };
+    program
+        .args
+        .iter()
+        .map(|&id| match program.ty(id) {
+            LType::Tensor(t) => {
+                let bits = (0..t.len()).map(|_| element(rng, t.elem)).collect();
+                LinalgArg::Tensor(LinalgTensor::new(t.shape.clone(), t.elem, bits))
+            }
+            LType::Scalar(e) => LinalgArg::Scalar(element(rng, *e)),
+        })
+        .collect()
+}
+
+/// Check `kernel`, compiled from the linalg `program` by `convert-linalg-to-pto` (its arguments
+/// are the program's, then one memref `rK` per result), against the reference evaluator of the
+/// **linalg program** ([`evaluate_linalg_with`] under `options`, the meaning the compile options
+/// allow) on `trials` random argument sets: every result element bit for bit, NaN payloads
+/// included; elements the program leaves undefined (poison) are not compared. Inputs on which
+/// the program divides by zero (undefined behaviour in MLIR) prove nothing and are skipped.
+pub fn verify_compiled_linalg_kernel(
+    kernel: &Kernel,
+    program: &Program,
+    trials: u32,
+    seed: u64,
+    options: LinalgOptions,
+) -> Result<Option<Mismatch>, ExecError> {
+    crate::exec::check_gm_size(kernel)?;
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mismatch = |trial, discrepancy, result, element| Mismatch {
+        trial,
+        result,
+        op: None,
+        location: Some(program.loc.clone()),
+        element,
+        discrepancy,
+        inputs: Vec::new(),
+    };
+    for trial in 0..trials {
+        let args = random_linalg_args(program, &mut rng);
+        let reference = match evaluate_linalg_with(program, &args, options) {
+            Ok(results) => results,
+            Err(EvalError::Op { .. }) => continue,
+            Err(e) => {
+                let reason = e.to_string();
+                return Ok(Some(mismatch(
+                    trial,
+                    Discrepancy::SourceFails { reason },
+                    None,
+                    None,
+                )));
+            }
+        };
+        let mut inputs: Vec<Vec<u64>> = args
+            .iter()
+            .map(|a| match a {
+                LinalgArg::Tensor(t) => t.bits.clone(),
+                LinalgArg::Scalar(bits) => vec![*bits],
+            })
+            .collect();
+        inputs.extend(reference.iter().map(|r| vec![0; r.len()]));
+        let run = execute(kernel, &inputs)?;
+        if let Some(fault) = run.fault {
+            let discrepancy = Discrepancy::CompiledFaults {
+                class: fault.class,
+                bundle: fault.bundle,
+                reason: fault.message,
+            };
+            return Ok(Some(mismatch(trial, discrepancy, None, None)));
+        }
+        let stored: Vec<(&str, &Vec<u64>)> = kernel
+            .meta
+            .memrefs
+            .iter()
+            .filter(|m| m.stored)
+            .map(|m| m.name.as_str())
+            .zip(&run.memrefs)
+            .collect();
+        for (k, want) in reference.iter().enumerate() {
+            let name = format!("r{k}");
+            let Some((_, got)) = stored.iter().find(|(n, _)| *n == name) else {
+                let reason = format!("the compiled kernel does not store result {name}");
+                return Ok(Some(mismatch(
+                    trial,
+                    Discrepancy::SourceFails { reason },
+                    None,
+                    None,
+                )));
+            };
+            let cols = want.shape.last().copied().unwrap_or(1).max(1) as usize;
+            let differs =
+                (0..want.len()).find(|&i| !want.poison[i] && got.get(i) != Some(&want.bits[i]));
+            if let Some(i) = differs {
+                let dtype = want.elem.data().unwrap_or(DataType::U64);
+                let discrepancy = Discrepancy::Element {
+                    element: ElementType {
+                        storage: Storage::Numeric,
+                        dtype,
+                    },
+                    compiled: got.get(i).copied(),
+                    reference: Some(want.bits[i]),
+                };
+                return Ok(Some(mismatch(
+                    trial,
+                    discrepancy,
+                    Some((k, name)),
+                    Some((i / cols, i % cols)),
+                )));
+            }
+        }
+    }
+    Ok(None)
 }
