@@ -1,10 +1,12 @@
 //! Import a parsed MLIR module into the tile IR.
 //!
 //! Accepts `func.func` kernels whose bodies are `pto.*` generic-form ops from the catalogue and a
-//! `func.return`. Everything else is reported at its own location: unknown `pto.*` ops (with the
+//! `func.return`; GM kernels go to `import_gm`, linalg-on-tensors functions to `import_linalg`
+//! (module-level `ml_program` ops are ignored). Everything else is reported at its own location: unknown `pto.*` ops (with the
 //! nearest known name), wrong operand or result counts, malformed tile types, and ops of other
 //! dialects that ptoc cannot lower.
 
+use crate::import_linalg;
 use crate::mlir::{Frontend, PARSE_STACK_BYTES};
 use melior::ir::attribute::{
     ArrayAttribute, BoolAttribute, DictionaryAttribute, IntegerAttribute, StringAttribute,
@@ -17,7 +19,7 @@ use melior::ir::{Attribute, Identifier, Module, Value};
 use ptoc_ir::{control_attrs, Attr, Diagnostic, Function, Location, Source, TileType, ValueId};
 use ptoc_isa::ops::{self, CATALOGUE};
 use ptoc_isa::{NumericControl, RoundingMode};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Import every function of `module`. `source` is the buffer it was parsed from, used to recover
 /// the SSA names (`%x`) that MLIR does not keep. Runs on the parse stack: MLIR prints attributes
@@ -40,10 +42,37 @@ fn import_functions(
     let lines = SourceLines::new(source);
     let mut out = ptoc_ir::Module::default();
     let mut errors = Vec::new();
+    // linalg programs come from a normalised copy of the module (import_linalg).
+    let mut programs = HashSet::new();
+    let mut first_program = None;
     let mut next = module.body().first_operation();
     while let Some(op) = next {
         next = op.next_in_block();
-        if op_name(&op) == "func.func" && crate::import_gm::is_gm_kernel(&op) {
+        if op_name(&op) == "func.func" && import_linalg::is_linalg_program(&op) {
+            programs.insert(op.to_raw().ptr);
+            first_program.get_or_insert_with(|| frontend.location(op.location()));
+        }
+    }
+    let normalised = match &first_program {
+        None => None,
+        Some(loc) => Some(import_linalg::normalised(frontend, module, loc)?),
+    };
+    let mut next = module.body().first_operation();
+    while let Some(op) = next {
+        next = op.next_in_block();
+        let name = op_name(&op);
+        if name.starts_with("ml_program.") {
+            // Module-level state (torch-mlir's seed global) feeds no kernel (design §11).
+            continue;
+        }
+        if let (true, Some(normalised)) = (programs.contains(&op.to_raw().ptr), &normalised) {
+            match linalg_program(frontend, &op, normalised, &lines) {
+                Ok(program) => out.linalg.push(program),
+                Err(mut e) => errors.append(&mut e),
+            }
+            continue;
+        }
+        if name == "func.func" && crate::import_gm::is_gm_kernel(&op) {
             match function_parts(frontend, &op) {
                 Ok((sym, _)) => match crate::import_gm::import_gm_kernel(frontend, op, sym, &lines)
                 {
@@ -64,6 +93,25 @@ fn import_functions(
     } else {
         Err(errors)
     }
+}
+
+/// Import the linalg program `op` from its normalised copy in `normalised`.
+fn linalg_program(
+    frontend: &Frontend,
+    op: &OperationRef,
+    normalised: &Module,
+    lines: &SourceLines,
+) -> Result<ptoc_ir::linalg::Program, Vec<Diagnostic>> {
+    let (sym, _) = function_parts(frontend, op).map_err(|e| vec![e])?;
+    let Some(copy) = import_linalg::find_function(normalised, &sym) else {
+        let loc = frontend.location(op.location());
+        return Err(vec![Diagnostic::error(
+            loc,
+            format!("upstream normalisation lost the function '@{sym}'"),
+        )]);
+    };
+    let (_, block) = function_parts(frontend, &copy).map_err(|e| vec![e])?;
+    import_linalg::import_program(frontend, copy, sym, block, lines)
 }
 
 /// The lines of the parsed buffer, looked up by the file locations MLIR reports.

@@ -14,7 +14,7 @@ use crate::mlir::Frontend;
 use melior::ir::attribute::{FloatAttribute, IntegerAttribute};
 use melior::ir::block::{BlockLike, BlockRef};
 use melior::ir::operation::{OperationLike, OperationRef};
-use melior::ir::{RegionLike, Value, ValueLike};
+use melior::ir::{Attribute, RegionLike, Value, ValueLike};
 use ptoc_ir::{
     ArithOp, Block, Diagnostic, GmDef, GmKernel, GmOp, GmOpKind, Location, MemRefType, ScalarType,
     Type, ValueId,
@@ -494,7 +494,7 @@ impl Importer<'_, '_> {
 }
 
 /// The SSA name of an op's results: `r` for `%r = …` and for `%r:2 = …`.
-fn multi_result_name(lines: &SourceLines, loc: &Location) -> Option<String> {
+pub(crate) fn multi_result_name(lines: &SourceLines, loc: &Location) -> Option<String> {
     if let Some(name) = result_name_at(lines, loc) {
         return Some(name);
     }
@@ -514,6 +514,22 @@ fn constant_bits(op: &OperationRef, ty: ScalarType, loc: &Location) -> Result<u6
     let attr = op
         .attribute("value")
         .map_err(|_| Diagnostic::error(loc.clone(), "'arith.constant' has no value"))?;
+    let float = match ty {
+        ScalarType::Element(dtype) => Some(dtype),
+        ScalarType::Index => None,
+    };
+    attribute_bits(attr, ty.bits(), float, loc)
+}
+
+/// The bit pattern of a scalar integer or float attribute of `bits` bits (a float one when
+/// `float` names its type): integers two's complement truncated to the width, floats their
+/// IEEE encoding, zero-extended to 64 bits.
+pub(crate) fn attribute_bits(
+    attr: Attribute,
+    bits: u32,
+    float: Option<DataType>,
+    loc: &Location,
+) -> Result<u64, Diagnostic> {
     let unsupported = || {
         Diagnostic::error(
             loc.clone(),
@@ -531,10 +547,10 @@ fn constant_bits(op: &OperationRef, ty: ScalarType, loc: &Location) -> Result<u6
         }
     };
     if let Ok(int) = IntegerAttribute::try_from(attr) {
-        return Ok(int.value() as u64 & width_mask(ty.bits()));
+        return Ok(int.value() as u64 & width_mask(bits));
     }
-    let float = FloatAttribute::try_from(attr).map_err(|_| unsupported())?;
-    let ScalarType::Element(dtype) = ty else {
+    let float_attr = FloatAttribute::try_from(attr).map_err(|_| unsupported())?;
+    let (float, Some(dtype)) = (float_attr, float) else {
         return Err(unsupported());
     };
     let value = float.value();

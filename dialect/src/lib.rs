@@ -9,6 +9,7 @@
 pub mod export;
 pub mod import;
 mod import_gm;
+mod import_linalg;
 pub mod mlir;
 pub mod nesting;
 

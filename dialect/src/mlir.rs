@@ -1,5 +1,7 @@
-//! One MLIR context, configured for ptoc: the `func`, `scf` and `arith` dialects registered, unregistered dialects
-//! (`pto`) allowed, and every MLIR diagnostic captured as a located [`Diagnostic`].
+//! One MLIR context, configured for ptoc: the `func`, `scf` and `arith` dialects loaded, those of
+//! linalg-on-tensors input (`linalg`, `tensor`, `math`, `ml_program`) registered for the parser to
+//! load on demand, unregistered dialects (`pto`) allowed, and every MLIR diagnostic captured as a
+//! located [`Diagnostic`].
 //!
 //! Buffers are parsed from memory, nothing is written to disk: `parse_named.cpp` (next to this
 //! crate's sources) calls `mlir::parseSourceString<ModuleOp>`, which wraps top-level ops in an
@@ -8,7 +10,7 @@
 //! module maps back to the file and the chunk's first line, so it keeps the file's line numbers.
 
 use crate::nesting::check_nesting;
-use melior::dialect::DialectHandle;
+use melior::dialect::{DialectHandle, DialectRegistry};
 use melior::ir::operation::{OperationLike, OperationPrintingFlags};
 use melior::ir::{Location as MlirLocation, Module};
 use melior::{diagnostic::DiagnosticSeverity, Context};
@@ -53,6 +55,12 @@ extern "C" {
     ) -> mlir_sys::MlirModule;
 }
 
+extern "C" {
+    /// `linalg_input.cpp`: add the interface models upstream normalisation needs (the tensor
+    /// reshape ops' shape reification) to `registry`.
+    fn ptocRegisterLinalgInputExtensions(registry: mlir_sys::MlirDialectRegistry);
+}
+
 /// An MLIR string reference to `text` (which must outlive its use).
 fn string_ref(text: &[u8]) -> mlir_sys::MlirStringRef {
     mlir_sys::MlirStringRef {
@@ -89,6 +97,16 @@ impl Frontend {
             handle.register_dialect(&context);
             context.get_or_load_dialect(name);
         }
+        // What linalg-on-tensors input uses (design §11), with the interface models its
+        // normalisation needs: registered, not loaded (the parser loads a registered dialect
+        // when it first meets one of its ops), so pto-only input does not build their tables.
+        let registry = DialectRegistry::new();
+        for handle in linalg_dialects() {
+            handle.insert_dialect(&registry);
+        }
+        // SAFETY: the registry is live; the call only adds extension entries to it.
+        unsafe { ptocRegisterLinalgInputExtensions(registry.to_raw()) };
+        context.append_dialect_registry(&registry);
         context.set_allow_unregistered_dialects(true);
         let state = Arc::new(Mutex::new(State::default()));
         let sink = Arc::clone(&state);
@@ -166,6 +184,24 @@ impl Frontend {
             .to_string_with_flags(flags)
             .unwrap_or_else(|_| module.as_operation().to_string())
     }
+}
+
+/// The dialects of linalg-on-tensors programs: linalg, tensor, math, and ml_program (whose
+/// module-level globals torch-mlir emits).
+fn linalg_dialects() -> [DialectHandle; 4] {
+    // SAFETY: the handles are static descriptors that MLIR's C API returns by value.
+    let (math, ml_program) = unsafe {
+        (
+            DialectHandle::from_raw(mlir_sys::mlirGetDialectHandle__math__()),
+            DialectHandle::from_raw(mlir_sys::mlirGetDialectHandle__ml_program__()),
+        )
+    };
+    [
+        DialectHandle::linalg(),
+        DialectHandle::tensor(),
+        math,
+        ml_program,
+    ]
 }
 
 /// The state lock; a panic elsewhere cannot leave captured diagnostics half-written, so a
