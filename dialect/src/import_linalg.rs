@@ -410,8 +410,30 @@ impl Importer<'_, '_> {
         Ok(ids)
     }
 
-    fn op(&mut self, op: OperationRef) -> Result<(), Diagnostic> {
+    /// Where `op` is in the source. Canonicalize hoists body constants to the function with an
+    /// unknown location: such an op is located at its first user, else at the function.
+    fn op_location(&self, op: &OperationRef) -> Location {
         let loc = self.frontend.location(op.location());
+        if loc.is_known() {
+            return loc;
+        }
+        let user = op.result(0).ok().and_then(|result| {
+            // SAFETY: use-list queries on a live value; a null use ends the search.
+            unsafe {
+                let first = mlir_sys::mlirValueGetFirstUse(result.to_raw());
+                if mlir_sys::mlirOpOperandIsNull(first) {
+                    return None;
+                }
+                OperationRef::from_option_raw(mlir_sys::mlirOpOperandGetOwner(first))
+            }
+        });
+        user.map(|user| self.frontend.location(user.location()))
+            .filter(Location::is_known)
+            .unwrap_or_else(|| self.program.loc.clone())
+    }
+
+    fn op(&mut self, op: OperationRef) -> Result<(), Diagnostic> {
+        let loc = self.op_location(&op);
         let name = op_name(&op);
         let err = |message: String| Err(Diagnostic::error(loc.clone(), message));
         let kind = match name.as_str() {
@@ -596,6 +618,10 @@ impl Importer<'_, '_> {
             next = op.next_in_block();
             let loc = self.frontend.location(op.location());
             let name = op_name(&op);
+            let scalar = match name.as_str() {
+                "linalg.yield" => None,
+                _ => Some(self.scalar_op(&op, &name, &loc, iterators)?),
+            };
             let mut operands = Vec::with_capacity(op.operand_count());
             for (i, v) in op.operands().enumerate() {
                 let ptr = v.to_raw().ptr;
@@ -625,11 +651,10 @@ impl Importer<'_, '_> {
                 };
                 operands.push(value);
             }
-            if name == "linalg.yield" {
+            let Some(scalar) = scalar else {
                 body.yields = operands;
                 continue;
-            }
-            let scalar = self.scalar_op(&op, &name, &loc, iterators)?;
+            };
             if op.region_count() > 0 || op.result_count() != 1 {
                 return Err(Diagnostic::error(
                     loc,
@@ -1133,5 +1158,301 @@ mod tests {
         assert_eq!(tr.maps, [vec![Dim(1), Dim(0)], vec![Dim(0), Dim(1)]]);
         assert_eq!(tr.inputs, [mm.results[0]]);
         assert_eq!(p.results[0], mm.results[0]);
+    }
+
+    /// A one-loop generic over `n` elements with one `tensor<nxT>` input per type in `ins`,
+    /// one output per yielded value in `outs`, and `body` between its block header and yield.
+    fn generic_text(n: u32, ins: &[&str], outs: &[&str], body: &str, yields: &str) -> String {
+        let maps = vec!["affine_map<(d0) -> (d0)>"; ins.len() + outs.len()].join(", ");
+        let iters = "[\"parallel\"]";
+        let args: Vec<String> = (0..ins.len()).map(|i| format!("%x{i}")).collect();
+        let arg_decls: Vec<String> = ins
+            .iter()
+            .enumerate()
+            .map(|(i, t)| format!("%x{i}: tensor<{n}x{t}>"))
+            .collect();
+        let in_types: Vec<String> = ins.iter().map(|t| format!("tensor<{n}x{t}>")).collect();
+        let out_types: Vec<String> = outs.iter().map(|t| format!("tensor<{n}x{t}>")).collect();
+        let empties: String = outs
+            .iter()
+            .enumerate()
+            .map(|(i, t)| format!("  %e{i} = tensor.empty() : tensor<{n}x{t}>\n"))
+            .collect();
+        let out_names: Vec<String> = (0..outs.len()).map(|i| format!("%e{i}")).collect();
+        let block: Vec<String> = ins
+            .iter()
+            .enumerate()
+            .map(|(i, t)| format!("%a{i}: {t}"))
+            .chain(outs.iter().enumerate().map(|(i, t)| format!("%o{i}: {t}")))
+            .collect();
+        format!(
+            "func.func @k({}) -> ({}) {{\n{empties}  %r:{} = linalg.generic {{indexing_maps = \
+             [{maps}], iterator_types = {iters}}} ins({} : {}) outs({} : {}) {{\n  ^bb0({}):\n\
+             {body}\n    linalg.yield {yields} : {}\n  }} -> ({})\n  return {} : {}\n}}\n",
+            arg_decls.join(", "),
+            out_types.join(", "),
+            outs.len(),
+            args.join(", "),
+            in_types.join(", "),
+            out_names.join(", "),
+            out_types.join(", "),
+            block.join(", "),
+            outs.join(", "),
+            out_types.join(", "),
+            (0..outs.len())
+                .map(|i| format!("%r#{i}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            out_types.join(", "),
+        )
+    }
+
+    /// Every cmpf and cmpi predicate MLIR's parser reads becomes the one of the same name.
+    #[test]
+    fn predicates_by_name() {
+        let cmpf = [
+            ("oeq", CmpFPredicate::Oeq),
+            ("ogt", CmpFPredicate::Ogt),
+            ("oge", CmpFPredicate::Oge),
+            ("olt", CmpFPredicate::Olt),
+            ("ole", CmpFPredicate::Ole),
+            ("one", CmpFPredicate::One),
+            ("ord", CmpFPredicate::Ord),
+            ("ueq", CmpFPredicate::Ueq),
+            ("ugt", CmpFPredicate::Ugt),
+            ("uge", CmpFPredicate::Uge),
+            ("ult", CmpFPredicate::Ult),
+            ("ule", CmpFPredicate::Ule),
+            ("une", CmpFPredicate::Une),
+            ("uno", CmpFPredicate::Uno),
+        ];
+        let cmpi = [
+            ("eq", CmpIPredicate::Eq),
+            ("ne", CmpIPredicate::Ne),
+            ("slt", CmpIPredicate::Slt),
+            ("sle", CmpIPredicate::Sle),
+            ("sgt", CmpIPredicate::Sgt),
+            ("sge", CmpIPredicate::Sge),
+            ("ult", CmpIPredicate::Ult),
+            ("ule", CmpIPredicate::Ule),
+            ("ugt", CmpIPredicate::Ugt),
+            ("uge", CmpIPredicate::Uge),
+        ];
+        for (op, ty, names) in [
+            (
+                "cmpf",
+                "f32",
+                cmpf.map(|(n, p)| (n, ScalarOp::CmpF(p))).to_vec(),
+            ),
+            (
+                "cmpi",
+                "i32",
+                cmpi.map(|(n, p)| (n, ScalarOp::CmpI(p))).to_vec(),
+            ),
+        ] {
+            let body: Vec<String> = names
+                .iter()
+                .enumerate()
+                .map(|(i, (n, _))| format!("    %c{i} = arith.{op} {n}, %a0, %a1 : {ty}"))
+                .collect();
+            let yields: Vec<String> = (0..names.len()).map(|i| format!("%c{i}")).collect();
+            let text = generic_text(
+                4,
+                &[ty, ty],
+                &vec!["i1"; names.len()],
+                &body.join("\n"),
+                &yields.join(", "),
+            );
+            let p = program(&text);
+            let g = generic(p.ops.last().unwrap());
+            let got: Vec<ScalarOp> = g.body.ops.iter().map(|o| o.op).collect();
+            let want: Vec<ScalarOp> = names.iter().map(|&(_, op)| op).collect();
+            assert_eq!(got, want, "{text}");
+            assert!(g.body.ops.iter().all(|o| o.ty == Elem::I1));
+        }
+    }
+
+    /// Constants keep their exact bits: floats as their type's IEEE encoding (a NaN's payload
+    /// included), integers two's complement masked to their width, splat tensors their
+    /// element's; body constants are hoisted by canonicalize and captured.
+    #[test]
+    fn constants_keep_their_bits() {
+        let body = "    %n = arith.constant 0x7FC00001 : f32\n\
+                    \x20   %h = arith.constant 1.5 : f16\n\
+                    \x20   %b = arith.constant -2.0 : bf16\n\
+                    \x20   %m = arith.constant -1 : i8\n\
+                    \x20   %w = arith.constant -2 : i64\n\
+                    \x20   %f = arith.maximumf %a0, %n : f32\n\
+                    \x20   %g = arith.addf %a1, %h : f16\n\
+                    \x20   %k = arith.mulf %a2, %b : bf16\n\
+                    \x20   %j = arith.addi %a3, %m : i8\n\
+                    \x20   %q = arith.maxsi %a4, %w : i64";
+        let text = generic_text(
+            4,
+            &["f32", "f16", "bf16", "i8", "i64"],
+            &["f32", "f16", "bf16", "i8", "i64"],
+            body,
+            "%f, %g, %k, %j, %q",
+        );
+        let p = program(&text);
+        let g = generic(p.ops.last().unwrap());
+        let captured: Vec<u64> = g
+            .body
+            .ops
+            .iter()
+            .flat_map(|o| o.operands.iter())
+            .filter_map(|v| match v {
+                Outer(id) => match p.defining_op(*id).map(|op| &op.kind) {
+                    Some(LOpKind::Constant(bits)) => Some(*bits),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            captured,
+            [0x7FC0_0001, 0x3E00, 0xC000, 0xFF, 0xFFFF_FFFF_FFFF_FFFE]
+        );
+        // i1: `xori` is not a ScalarOp (refused); a `true` read by a select is 1.
+        let i1 = generic_text(
+            4,
+            &["i1", "i1"],
+            &["i1"],
+            "    %t = arith.constant true\n    %x = arith.xori %a0, %t : i1",
+            "%x",
+        );
+        let frontend = Frontend::new();
+        let source = Source::new(&i1, "t.mlir");
+        let module = frontend.parse(&source).unwrap();
+        let errors = import_module(&frontend, &module, &source).unwrap_err();
+        assert!(
+            errors[0].message.contains("cannot lower 'arith.xori'"),
+            "{errors:?}"
+        );
+        let i1 = generic_text(
+            4,
+            &["i1", "f32", "f32"],
+            &["i1", "f32"],
+            "    %t = arith.constant true\n    %c = arith.cmpf olt, %a1, %a2 : f32\n    \
+             %s = arith.select %a0, %t, %c : i1\n    %v = arith.select %c, %a1, %a2 : f32",
+            "%s, %v",
+        );
+        let p = program(&i1);
+        let bits: Vec<(u64, LType)> = p
+            .ops
+            .iter()
+            .filter_map(|op| match op.kind {
+                LOpKind::Constant(b) => Some((b, p.ty(op.results[0]).clone())),
+                _ => None,
+            })
+            .collect();
+        assert!(bits.contains(&(1, LType::Scalar(Elem::I1))), "{bits:?}");
+        // A splat tensor constant: its element's bits.
+        let splat = "func.func @k(%x: tensor<4xf32>) -> tensor<4xf32> {\n  \
+                     %c = arith.constant dense<-0.0> : tensor<4xf32>\n  \
+                     %e = tensor.empty() : tensor<4xf32>\n  \
+                     %r = linalg.sub ins(%x, %c : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>\n  \
+                     return %r : tensor<4xf32>\n}\n";
+        let p = program(splat);
+        assert_eq!(p.ops[0].kind, LOpKind::Constant(0x8000_0000));
+        assert_eq!(p.ty(p.ops[0].results[0]), &tensor(&[4], F32));
+        assert_eq!(p.display_name(p.ops[0].results[0]), "c");
+    }
+
+    /// Odd but valid MLIR: each imports, or is refused with a located error naming why;
+    /// nothing panics.
+    #[test]
+    fn odd_programs_import_or_are_refused_at_their_op() {
+        let ok = |text: &str| {
+            let frontend = Frontend::new();
+            let source = Source::new(text, "t.mlir");
+            let module = frontend.parse(&source).unwrap();
+            import_module(&frontend, &module, &source)
+        };
+        let refused = |text: &str, line: u32, message: &str| {
+            let errors = ok(text).unwrap_err();
+            assert_eq!(errors.len(), 1, "{errors:?}");
+            assert_eq!(errors[0].loc.file.as_deref(), Some("t.mlir"), "{errors:?}");
+            assert_eq!(errors[0].loc.line, line, "{errors:?}");
+            assert!(errors[0].message.contains(message), "{errors:?}");
+        };
+        // Empty and rank-0 tensors, index elements, no results.
+        let p = program(
+            "func.func @k(%x: tensor<0x4xf32>, %y: tensor<f32>, %z: tensor<3xindex>) {\n  return\n}\n",
+        );
+        assert_eq!(p.ty(p.args[0]), &tensor(&[0, 4], F32));
+        assert_eq!(p.ty(p.args[1]), &tensor(&[], F32));
+        assert_eq!(p.ty(p.args[2]), &tensor(&[3], Elem::Index));
+        assert!(p.results.is_empty() && p.ops.is_empty());
+        refused(
+            "func.func @k(%x: tensor<4294967296xf32>) -> tensor<4294967296xf32> {\n  return %x : tensor<4294967296xf32>\n}\n",
+            1,
+            "exceeds 4294967295",
+        );
+        // An output-only generic (iota) with a library_call attribute.
+        let p = program(
+            "func.func @iota() -> tensor<8xi64> {\n  %e = tensor.empty() : tensor<8xi64>\n  \
+             %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = [\"parallel\"], library_call = \"iota\"} outs(%e : tensor<8xi64>) {\n  \
+             ^bb0(%o: i64):\n    %i = linalg.index 0 : index\n    %c = arith.index_cast %i : index to i64\n    linalg.yield %c : i64\n  \
+             } -> tensor<8xi64>\n  return %r : tensor<8xi64>\n}\n",
+        );
+        let g = generic(&p.ops[1]);
+        assert!(g.inputs.is_empty());
+        assert_eq!(g.maps, [vec![Dim(0)]]);
+        let body: Vec<ScalarOp> = g.body.ops.iter().map(|o| o.op).collect();
+        assert_eq!(body, [ScalarOp::Index(0), ScalarOp::IndexCast]);
+        // An op the ISA has (TFMA) but ptoc's bodies do not, a pto op among tensors, a global
+        // read, an f8 constant (hoisted to the function by canonicalize).
+        refused(
+            &generic_text(
+                4,
+                &["f32"],
+                &["f32"],
+                "    %s = math.fma %a0, %a0, %a0 : f32",
+                "%s",
+            ),
+            5,
+            "cannot lower 'math.fma' in a linalg.generic body; ptoc takes arith.addf",
+        );
+        refused(
+            "func.func @k(%x: tensor<4xf32>, %t: !pto.tile<4x8xf32>) -> tensor<4xf32> {\n  \
+             %u = \"pto.texp\"(%t) : (!pto.tile<4x8xf32>) -> !pto.tile<4x8xf32>\n  return %x : tensor<4xf32>\n}\n",
+            1,
+            "argument #1 has type '!pto.tile<4x8xf32>'",
+        );
+        refused(
+            "ml_program.global private @g(dense<1.0> : tensor<4xf32>) : tensor<4xf32>\n\
+             func.func @k() -> tensor<4xf32> {\n  %g = ml_program.global_load_const @g : tensor<4xf32>\n  return %g : tensor<4xf32>\n}\n",
+            3,
+            "cannot lower 'ml_program.global_load_const' in a linalg program",
+        );
+        refused(
+            &generic_text(
+                4,
+                &["f8E4M3FN"],
+                &["f8E4M3FN"],
+                "    %c = arith.constant 1.0 : f8E4M3FN\n    %s = arith.addf %a0, %c : f8E4M3FN",
+                "%s",
+            ),
+            6,
+            "ptoc takes index, integer, f64, f32, f16 and bf16 scalar constants",
+        );
+        // A module of several kinds: the global is ignored, each function goes its own way.
+        let text = format!(
+            "ml_program.global private mutable @seed(dense<0> : tensor<i64>) : tensor<i64>\n{}{}\
+             func.func @tile(%x: !pto.tile<16x64xf32>) -> !pto.tile<16x64xf32> {{\n  return %x : !pto.tile<16x64xf32>\n}}\n",
+            RMS,
+            SOFTMAX
+                .split_once("module {")
+                .map(|(maps, rest)| format!("{maps}{}", rest.trim_end().strip_suffix('}').unwrap()))
+                .unwrap()
+                .replace("ml_program.global private mutable @global_seed(dense<0> : tensor<i64>) : tensor<i64>", ""),
+        );
+        let out = ok(&text).unwrap();
+        let names: Vec<&str> = out.linalg.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["rms", "main"]);
+        assert_eq!(out.functions.len(), 1);
+        assert_eq!(kinds(&out.linalg[0]), kinds(&program(RMS)));
+        assert_eq!(kinds(&out.linalg[1]), kinds(&program(SOFTMAX)));
     }
 }
