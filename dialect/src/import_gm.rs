@@ -192,31 +192,20 @@ impl Importer<'_, '_> {
     }
 
     fn operand_ids(&self, op: &OperationRef, loc: &Location) -> Result<Vec<ValueId>, Diagnostic> {
-        op.operands()
-            .map(|v: Value| {
-                self.values.get(&v.to_raw().ptr).copied().ok_or_else(|| {
-                    Diagnostic::error(loc.clone(), "operand is not a value of this kernel")
-                })
-            })
-            .collect()
+        operand_ids(&self.values, op, loc, "kernel")
     }
 
     /// New values for the results of `op`, named after the source (`%r` or `%r#k`).
     fn results(&mut self, op: &OperationRef, loc: &Location) -> Result<Vec<ValueId>, Diagnostic> {
         let name = op_name(op);
         let count = op.result_count();
-        let base = multi_result_name(self.lines, loc);
+        let names = result_names(self.lines, loc, count);
         let mut ids = Vec::with_capacity(count);
-        for i in 0..count {
+        for (i, value_name) in names.into_iter().enumerate() {
             let result = op
                 .result(i)
                 .map_err(|e| Diagnostic::error(loc.clone(), e.to_string()))?;
             let ty = value_type(result.r#type(), loc, &format!("result #{i} of '{name}'"))?;
-            let value_name = match (&base, count) {
-                (Some(b), 1) => Some(b.clone()),
-                (Some(b), _) => Some(format!("{b}#{i}")),
-                (None, _) => None,
-            };
             let id = self.kernel.add_value(value_name, ty, GmDef::Result(i));
             self.values.insert(result.to_raw().ptr, id);
             ids.push(id);
@@ -493,8 +482,44 @@ impl Importer<'_, '_> {
     }
 }
 
+/// The values `op`'s operands map to in `values` (a `what`'s values, for the message).
+pub(crate) fn operand_ids(
+    values: &HashMap<*const std::ffi::c_void, ValueId>,
+    op: &OperationRef,
+    loc: &Location,
+    what: &str,
+) -> Result<Vec<ValueId>, Diagnostic> {
+    op.operands()
+        .map(|v: Value| {
+            values.get(&v.to_raw().ptr).copied().ok_or_else(|| {
+                Diagnostic::error(
+                    loc.clone(),
+                    format!("operand is not a value of this {what}"),
+                )
+            })
+        })
+        .collect()
+}
+
+/// The SSA names of the `count` results of the op at `loc`: `r` for `%r = …`, `r#k` for
+/// `%r:N = …`.
+pub(crate) fn result_names(
+    lines: &SourceLines,
+    loc: &Location,
+    count: usize,
+) -> Vec<Option<String>> {
+    let base = multi_result_name(lines, loc);
+    (0..count)
+        .map(|i| match (&base, count) {
+            (Some(b), 1) => Some(b.clone()),
+            (Some(b), _) => Some(format!("{b}#{i}")),
+            (None, _) => None,
+        })
+        .collect()
+}
+
 /// The SSA name of an op's results: `r` for `%r = …` and for `%r:2 = …`.
-pub(crate) fn multi_result_name(lines: &SourceLines, loc: &Location) -> Option<String> {
+fn multi_result_name(lines: &SourceLines, loc: &Location) -> Option<String> {
     if let Some(name) = result_name_at(lines, loc) {
         return Some(name);
     }

@@ -15,7 +15,7 @@
 //! represents (a matmul-like reduction, say) is the converter's to decide.
 
 use crate::import::{op_name, ssa_name_at, SourceLines};
-use crate::import_gm::{attribute_bits, multi_result_name};
+use crate::import_gm::{attribute_bits, operand_ids, result_names};
 use crate::mlir::Frontend;
 use melior::ir::attribute::{
     ArrayAttribute, AttributeLike, DenseElementsAttribute, DenseI32ArrayAttribute,
@@ -24,7 +24,7 @@ use melior::ir::attribute::{
 use melior::ir::block::{BlockLike, BlockRef};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::r#type::{DimSize, RankedTensorType, ShapedTypeLike};
-use melior::ir::{AffineMap, Attribute, Module, RegionLike, Type, TypeLike, Value, ValueLike};
+use melior::ir::{AffineMap, Attribute, Module, RegionLike, Type, TypeLike, ValueLike};
 use melior::pass::{self, PassManager};
 use ptoc_ir::linalg::{
     Body, BodyOp, BodyValue, CmpFPredicate, CmpIPredicate, Elem, Generic, IteratorKind, LOp,
@@ -369,13 +369,7 @@ impl Importer<'_, '_> {
     }
 
     fn operand_ids(&self, op: &OperationRef, loc: &Location) -> Result<Vec<ValueId>, Diagnostic> {
-        op.operands()
-            .map(|v: Value| {
-                self.values.get(&v.to_raw().ptr).copied().ok_or_else(|| {
-                    Diagnostic::error(loc.clone(), "operand is not a value of this function")
-                })
-            })
-            .collect()
+        operand_ids(&self.values, op, loc, "function")
     }
 
     /// New values for `op`'s results, named after the source (`%r`, or `%r#k` for `%r:2`)
@@ -389,20 +383,15 @@ impl Importer<'_, '_> {
             .unwrap_or("");
         let same_op = written.starts_with(&name)
             || (name == "linalg.generic" && written.starts_with("linalg."));
-        let base = multi_result_name(self.lines, loc).filter(|_| same_op);
         let count = op.result_count();
+        let names = result_names(self.lines, loc, count);
         let mut ids = Vec::with_capacity(count);
-        for i in 0..count {
+        for (i, value_name) in names.into_iter().enumerate() {
             let result = op
                 .result(i)
                 .map_err(|e| Diagnostic::error(loc.clone(), e.to_string()))?;
             let ty = value_type(result.r#type(), loc, &format!("result #{i} of '{name}'"))?;
-            let value_name = match (&base, count) {
-                (Some(b), 1) => Some(b.clone()),
-                (Some(b), _) => Some(format!("{b}#{i}")),
-                (None, _) => None,
-            };
-            let value_name = self.fresh(value_name);
+            let value_name = self.fresh(value_name.filter(|_| same_op));
             let id = self.program.add_value(value_name, ty);
             self.values.insert(result.to_raw().ptr, id);
             ids.push(id);
