@@ -28,6 +28,7 @@ use ptoc_isa::NumericControl;
 use std::collections::BTreeMap;
 
 /// Builds one [`GmKernel`]; nested loop bodies are built by closures.
+#[derive(Clone)]
 pub struct GmBuilder {
     kernel: GmKernel,
     file: String,

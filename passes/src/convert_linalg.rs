@@ -39,6 +39,9 @@ use ptoc_isa::ops::{by_mnemonic, CmpMode, CMODE_ATTR};
 use ptoc_isa::{DataType, NumericControl, TypeClass};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+/// The PE mask of every kernel converted from a linalg program.
+pub const LINALG_PE_MASK: &str = "0001";
+
 /// The largest tile the ISA allocates (docs/isa.md §3.3: 128 B to 64 KiB).
 pub const MAX_TILE_BYTES: u64 = 64 << 10;
 
@@ -150,21 +153,22 @@ struct Analysis {
 /// Convert one program; the first problem is reported at the op that has it.
 pub fn convert(program: &Program, options: &Options) -> Result<GmKernel, Vec<Diagnostic>> {
     let analysis = analyse(program).map_err(|d| vec![d])?;
-    let mut budget = MAX_TILE_BYTES;
     let mut last: Option<(Plan, Vec<Diagnostic>)> = None;
-    loop {
+    // Budgets from the largest tile down to the smallest (128 B, docs/isa.md §3.3), each plan
+    // tried once; the smallest one's refusal stands.
+    let budgets = std::iter::successors(Some(MAX_TILE_BYTES), |b| (*b > 128).then_some(b / 2));
+    for budget in budgets {
         let plan = plan_blocks(program, &analysis, budget).map_err(|d| vec![d])?;
         if last.as_ref().is_some_and(|(p, _)| *p == plan) {
-            // A smaller budget no longer shrinks the block: the last refusal stands.
-            return Err(last.map(|(_, e)| e).unwrap_or_default());
+            continue;
         }
         let kernel = emit(program, &analysis, &plan, options).map_err(|d| vec![d])?;
         match fits(&kernel, options) {
             Ok(()) => return Ok(kernel),
             Err(e) => last = Some((plan, e)),
         }
-        budget /= 2;
     }
+    Err(last.map(|(_, e)| e).unwrap_or_default())
 }
 
 /// Whether `kernel` gets through the tile passes and the allocator (the capacity and naming
@@ -733,6 +737,9 @@ struct Lower<'p> {
     kernel_args: HashMap<ValueId, ValueId>,
 }
 
+/// Kernel scalars holding constants: `(type, bits)` and the value, in order of first use.
+type Constants = Vec<((DataType, u64), ValueId)>;
+
 /// The per-block state: what each program value is in this block.
 struct BlockState {
     /// The block's first row and column, and the kernel's `index` zero.
@@ -740,7 +747,8 @@ struct BlockState {
     col: ValueId,
     zero: ValueId,
     syms: HashMap<ValueId, Sym>,
-    consts: HashMap<(DataType, u64), ValueId>,
+    /// The kernel scalars holding constants, in order of first use (made before the loops).
+    consts: Constants,
 }
 
 fn emit(
@@ -802,10 +810,17 @@ fn emit(
     let (m, n) = (a.rows, a.cols);
     let (br, bc) = (plan.block_rows, plan.block_cols);
     let c0 = b.index(0);
+    // The block's constants are loop-invariant: a dry run on a copy finds them, and they are
+    // made once, before the loops.
+    let used = lower.block(&mut b.clone(), (c0, c0, c0), &outs, Vec::new())?;
+    let consts: Vec<_> = used
+        .into_iter()
+        .map(|((dt, bits), _)| ((dt, bits), b.constant(ScalarType::Element(dt), bits)))
+        .collect();
     let mut failure = None;
     let mut body = |b: &mut GmBuilder, row: ValueId, col: ValueId| {
         if failure.is_none() {
-            if let Err(e) = lower.block(b, (row, col, c0), &outs) {
+            if let Err(e) = lower.block(b, (row, col, c0), &outs, consts.clone()) {
                 failure = Some(e);
             }
         }
@@ -842,7 +857,14 @@ fn emit(
         return Err(e);
     }
     b.at(program.loc.clone());
-    Ok(b.finish())
+    let mut kernel = b.finish();
+    // One PE: ptoc models one fragment (docs/isa.md §9 decision 10), on which the kernel computes
+    // the whole tensor; more PEs would only multiply what each tile costs against the capacity.
+    kernel.attrs.insert(
+        ptoc_ir::alloc_attrs::PE_MASK.to_string(),
+        Attr::Str(LINALG_PE_MASK.to_string()),
+    );
+    Ok(kernel)
 }
 
 impl Lower<'_> {
@@ -885,18 +907,20 @@ impl Lower<'_> {
     }
 
     /// One block: every live op in program order, then the stores of the results.
+    /// Returns the constants the block uses (those in `consts` and any it had to make).
     fn block(
         &self,
         b: &mut GmBuilder,
         (row, col, zero): (ValueId, ValueId, ValueId),
         outs: &[(ValueId, Role)],
-    ) -> Result<(), Diagnostic> {
+        consts: Constants,
+    ) -> Result<Constants, Diagnostic> {
         let mut st = BlockState {
             row,
             col,
             zero,
             syms: HashMap::new(),
-            consts: HashMap::new(),
+            consts,
         };
         for (i, op) in self.program.ops.iter().enumerate() {
             if !op.results.iter().any(|r| self.a.live.contains(r)) {
@@ -935,7 +959,7 @@ impl Lower<'_> {
             let (row, col) = self.offsets(&st, role);
             b.store(tile, mem, row, col);
         }
-        Ok(())
+        Ok(st.consts)
     }
 
     fn offsets(&self, st: &BlockState, role: Role) -> (ValueId, ValueId) {
@@ -1007,10 +1031,14 @@ impl Lower<'_> {
     ) -> ValueId {
         match src {
             ScalarSrc::Value(v) => v,
-            ScalarSrc::Const(bits) => *st
-                .consts
-                .entry((dt, bits))
-                .or_insert_with(|| b.constant(ScalarType::Element(dt), bits)),
+            ScalarSrc::Const(bits) => match st.consts.iter().find(|(k, _)| *k == (dt, bits)) {
+                Some(&(_, v)) => v,
+                None => {
+                    let v = b.constant(ScalarType::Element(dt), bits);
+                    st.consts.push(((dt, bits), v));
+                    v
+                }
+            },
         }
     }
 
@@ -1955,15 +1983,15 @@ mod tests {
         let program = softmax(512, 1024);
         let k = convert(&program, &Options::default()).unwrap();
         let ops = tile_ops(&k);
-        // One 4 KiB row per block: on four PEs a tile costs four times its size, and a hand
-        // keeps 16 of them (docs/isa.md §3.4).
+        // Four 4 KiB rows per block: the largest block whose tiles fit the 256 KiB on one PE
+        // (a hand keeps 16 tiles allocated, docs/isa.md §3.4), found by trial allocation.
         let mut loads = Vec::new();
         k.walk(|op| {
             if matches!(op.kind, GmOpKind::Load) {
                 loads.push(k.ty(op.results[0]).to_string());
             }
         });
-        assert_eq!(loads, ["!pto.tile<1x1024xf32>"]);
+        assert_eq!(loads, ["!pto.tile<4x1024xf32>"]);
         assert_eq!(ops[0], "TROWMAX", "{ops:?}");
         let mut module = Module {
             linalg: vec![program],

@@ -1,0 +1,103 @@
+// Programs that import but that convert-linalg-to-pto refuses, one per chunk, each at the op
+// that cannot be lowered exactly, saying why and what would work.
+// RUN: ptoc %s --split-input-file --verify-diagnostics --emit=asm
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @sum_from_one(%x: tensor<8x64xf32>) -> tensor<8xf32> {
+  %one = arith.constant 1.0 : f32
+  %e1 = tensor.empty() : tensor<8xf32>
+  %z = linalg.fill ins(%one : f32) outs(%e1 : tensor<8xf32>) -> tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x64xf32>) outs(%z : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    // expected-error@+1 {{this sum starts from an init other than +0.0, which the ISA's fold cannot start from: adding it afterwards reassociates the fold; pass --allow-reassociation to accept that}}
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @ordered_ne(%x: tensor<8x64xf32>, %y: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %e = tensor.empty() : tensor<8x64xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %y : tensor<8x64xf32>, tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    // expected-error@+1 {{arith.cmpf one has no exact TCMP form}}
+    %c = arith.cmpf one, %a, %b : f32
+    %s = arith.select %c, %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<8x64xf32>
+  return %r : tensor<8x64xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @unsigned_max(%x: tensor<8x64xi32>, %y: tensor<8x64xi32>) -> tensor<8x64xi32> {
+  %e = tensor.empty() : tensor<8x64xi32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %y : tensor<8x64xi32>, tensor<8x64xi32>) outs(%e : tensor<8x64xi32>) {
+  ^bb0(%a: i32, %b: i32, %o: i32):
+    // expected-error@+1 {{arith.maxui reads its operands as unsigned, but ptoc keeps MLIR's signless integers in signed tiles (S8..S64); use the signed form}}
+    %m = arith.maxui %a, %b : i32
+    linalg.yield %m : i32
+  } -> tensor<8x64xi32>
+  return %r : tensor<8x64xi32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @live_index(%x: tensor<8x64xi64>) -> tensor<8x64xi64> {
+  %e = tensor.empty() : tensor<8x64xi64>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xi64>) outs(%e : tensor<8x64xi64>) {
+  ^bb0(%a: i64, %o: i64):
+    // expected-error@+1 {{linalg.index is not supported where its value is used: the ISA's tile ops have no element index}}
+    %i = linalg.index 1 : index
+    %c = arith.index_cast %i : index to i64
+    %s = arith.addi %a, %c : i64
+    linalg.yield %s : i64
+  } -> tensor<8x64xi64>
+  return %r : tensor<8x64xi64>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @wide_rows(%x: tensor<4x32768xf32>) -> tensor<4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
+  // expected-error@+1 {{this reduction folds each row of the 4x32768 grid, which needs a 131072-byte tile; the largest tile is 65536 bytes and folding in pieces would reassociate the sum}}
+  %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x32768xf32>) outs(%z : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @both_axes(%x: tensor<256x256xf32>) -> (tensor<256xf32>, tensor<256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<256xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e1 : tensor<256xf32>) -> tensor<256xf32>
+  %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<256x256xf32>) outs(%z : tensor<256xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<256xf32>
+  // expected-error@+1 {{this program reduces over both rows and columns, so the whole 256x256 grid must fit one tile: 262144 bytes, more than 65536}}
+  %t = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<256x256xf32>) outs(%z : tensor<256xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<256xf32>
+  return %s, %t : tensor<256xf32>, tensor<256xf32>
+}
