@@ -89,8 +89,12 @@ pub(crate) fn normalised<'c>(
     };
     let copy = melior::ir::Operation::clone(&module.as_operation());
     let mut copy = Module::from_operation(copy).ok_or_else(failed)?;
-    // SAFETY: the module's context outlives the module, and so this pass manager.
-    let context = unsafe { module.context().to_ref() };
+    // `to_ref` points into the `ContextRef` itself, so it must outlive the pass manager (a
+    // temporary here was a dangling pointer that crashed release builds).
+    let context_ref = module.context();
+    // SAFETY: `context_ref` lives to the end of this function, past the pass manager's last use,
+    // and the context it names outlives the module.
+    let context = unsafe { context_ref.to_ref() };
     let manager = PassManager::new(context);
     manager.add_pass(pass::linalg::create_linalg_generalize_named_ops_pass());
     manager.add_pass(pass::linalg::create_linalg_fold_unit_extent_dims_pass());
