@@ -24,7 +24,7 @@ use crate::lower::{tile_bundle, tile_meta};
 use crate::metadata::{MemRefMeta, ScalarMeta, TileMeta};
 use crate::{Bundle, Kernel, KernelMeta, Origin};
 use ptoc_ir::alloc_attrs::{PE_MASK, PROFILE, SRCS};
-use ptoc_ir::gm::check_bounds;
+use ptoc_ir::check_bounds;
 use ptoc_ir::{
     ArithOp, Attr, Block, Diagnostic, GmKernel, GmOp, GmOpKind, Location, ScalarType, Type, ValueId,
 };

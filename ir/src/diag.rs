@@ -9,12 +9,16 @@ use std::sync::Arc;
 /// A source position (1-based line and column), or unknown.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Location {
+    /// The file name as the source named it; `None` for an unknown position.
     pub file: Option<Arc<str>>,
+    /// 1-based line.
     pub line: u32,
+    /// 1-based column.
     pub col: u32,
 }
 
 impl Location {
+    /// A known position in `file`.
     pub fn new(file: impl Into<Arc<str>>, line: u32, col: u32) -> Location {
         Location {
             file: Some(file.into()),
@@ -22,9 +26,11 @@ impl Location {
             col,
         }
     }
+    /// No position (ops built by a pass, not read from a file).
     pub fn unknown() -> Location {
         Location::default()
     }
+    /// True when the location names a file.
     pub fn is_known(&self) -> bool {
         self.file.is_some()
     }
@@ -47,15 +53,21 @@ impl fmt::Display for Location {
     }
 }
 
+/// How serious a diagnostic is, with MLIR's four levels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Severity {
+    /// The input is refused.
     Error,
+    /// Accepted, but probably not what was meant.
     Warning,
+    /// More about the diagnostic it follows.
     Note,
+    /// Information on request (e.g. what a pass did).
     Remark,
 }
 
 impl Severity {
+    /// The word diagnostics print (`error`).
     pub fn name(self) -> &'static str {
         match self {
             Severity::Error => "error",
@@ -69,9 +81,13 @@ impl Severity {
 /// One diagnostic with its notes (related locations).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
+    /// How serious it is.
     pub severity: Severity,
+    /// Where the problem is.
     pub loc: Location,
+    /// What is wrong, in one line.
     pub message: String,
+    /// Related places, each rendered as a `note:` after the message.
     pub notes: Vec<(Location, String)>,
     /// The named legality or allocation rule the error breaks (`same-type`), when it breaks
     /// one; the message names it too, this field is for programs.
@@ -81,6 +97,7 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// An error at `loc`, with no notes, rule or fault.
     pub fn error(loc: Location, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             severity: Severity::Error,
@@ -97,6 +114,7 @@ impl Diagnostic {
         self.fault = Some(fault);
         self
     }
+    /// The same diagnostic with one more note.
     pub fn with_note(mut self, loc: Location, message: impl Into<String>) -> Diagnostic {
         self.notes.push((loc, message.into()));
         self
@@ -108,6 +126,7 @@ impl Diagnostic {
 /// file's line numbers without the chunk being padded).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Source<'a> {
+    /// The text itself.
     pub text: &'a str,
     /// The name locations show (`kernel.mlir`, `<stdin>`).
     pub file: &'a str,
@@ -147,6 +166,7 @@ struct IndexedText {
 }
 
 impl SourceMap {
+    /// Record the text of the file that locations call `name` (replacing an earlier one).
     pub fn add(&mut self, name: impl Into<Arc<str>>, text: impl Into<Arc<str>>) {
         let text: Arc<str> = text.into();
         let line_starts = std::iter::once(0)

@@ -9,9 +9,11 @@ use ptoc_isa::{NumericControl, OpInfo};
 use std::collections::BTreeMap;
 use std::fmt;
 
+/// A value: its index in the function's (or GM kernel's, or linalg program's) value table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ValueId(pub u32);
 
+/// An op of a [`Function`]: its index in [`Function::ops`] (program order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct OpId(pub u32);
 
@@ -24,11 +26,14 @@ pub enum ValueDef {
     Op(OpId),
 }
 
+/// One SSA value of a [`Function`]: an argument or an op's result.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Value {
     /// The SSA name in the source (`x` for `%x`), kept for diagnostics and `ptoc run --arg x=…`.
     pub name: Option<String>,
+    /// Its tile type (dimensions may be `?` before `pto-infer-shapes`).
     pub ty: TileType,
+    /// The argument or op that defines it.
     pub def: ValueDef,
 }
 
@@ -54,14 +59,18 @@ pub mod alloc_attrs {
 /// The attributes that spell an op's numeric control (B.DATR RMode and Sat) in MLIR:
 /// `pto.rmode = "rtz"` (absent: the op's default) and `pto.sat = true` (absent: false).
 pub mod control_attrs {
+    /// The rounding mode, by its MLIR name (`"rtz"`).
     pub const RMODE: &str = "pto.rmode";
+    /// Saturation (`true`).
     pub const SAT: &str = "pto.sat";
 }
 
 /// A discardable attribute on an op (allocation results such as `pto.dst = "T#3"`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Attr {
+    /// An integer (`3 : i64`).
     Int(i64),
+    /// A string (`"T#3"`).
     Str(String),
 }
 
@@ -75,34 +84,47 @@ impl fmt::Display for Attr {
     }
 }
 
+/// One catalogue tile op with its single result.
 #[derive(Clone, Debug)]
 pub struct Op {
+    /// Its catalogue row: mnemonic, engine, operand roles, legal types.
     pub info: &'static OpInfo,
+    /// Its tile sources, in catalogue order.
     pub operands: Vec<ValueId>,
+    /// The value it defines.
     pub result: ValueId,
+    /// Where it is in the source.
     pub loc: Location,
     /// B.DATR RMode and Sat, for the ops that read them (TCVT); the default everywhere else.
     /// Part of what the op computes, unlike the discardable `attrs`.
     pub control: NumericControl,
+    /// Discardable attributes, by name (allocation results, [`alloc_attrs`]).
     pub attrs: BTreeMap<String, Attr>,
 }
 
+/// A straight-line tile kernel (`func.func` over tiles): one DAG of tile ops.
 #[derive(Clone, Debug, Default)]
 pub struct Function {
+    /// The symbol name, without `@`.
     pub name: String,
+    /// Where the `func.func` is.
     pub loc: Location,
+    /// The arguments' values, in order.
     pub args: Vec<ValueId>,
     /// Attributes per argument (`{pto.dst = "T#1", pto.tsize = 3 : i64}` after allocation).
     pub arg_attrs: Vec<BTreeMap<String, Attr>>,
+    /// What `func.return` returns, in order (the kernel's results `r0, r1, …`).
     pub results: Vec<ValueId>,
     /// Program order; every operand is defined before its use.
     pub ops: Vec<Op>,
+    /// Every value, indexed by [`ValueId`].
     pub values: Vec<Value>,
     /// Attributes on the function itself (e.g. the kernel's PE mask).
     pub attrs: BTreeMap<String, Attr>,
 }
 
 impl Function {
+    /// An empty function `@name`.
     pub fn new(name: impl Into<String>, loc: Location) -> Function {
         Function {
             name: name.into(),
@@ -111,18 +133,22 @@ impl Function {
         }
     }
 
+    /// The value `id` (panics on an id of another function).
     pub fn value(&self, id: ValueId) -> &Value {
         &self.values[id.0 as usize]
     }
 
+    /// The value `id`, to retype or rename it.
     pub fn value_mut(&mut self, id: ValueId) -> &mut Value {
         &mut self.values[id.0 as usize]
     }
 
+    /// The tile type of `id`.
     pub fn ty(&self, id: ValueId) -> &TileType {
         &self.value(id).ty
     }
 
+    /// Append an argument of type `ty` and return its value.
     pub fn add_arg(&mut self, name: Option<String>, ty: TileType) -> ValueId {
         let id = ValueId(self.values.len() as u32);
         self.values.push(Value {
@@ -209,6 +235,7 @@ impl Function {
     }
 }
 
+/// Everything one MLIR module holds, in source order within each kind.
 #[derive(Clone, Debug, Default)]
 pub struct Module {
     /// Straight-line tile kernels.

@@ -17,8 +17,11 @@ use std::fmt;
 /// A static, row-major GM tensor: `memref<RxCxT>`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MemRefType {
+    /// Rows.
     pub rows: u32,
+    /// Columns (elements per row; rows are contiguous).
     pub cols: u32,
+    /// The element type.
     pub dtype: DataType,
 }
 
@@ -116,12 +119,16 @@ impl fmt::Display for ScalarType {
 /// The type of a value in a GM kernel.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Type {
+    /// A tile.
     Tile(TileType),
+    /// A GM tensor.
     MemRef(MemRefType),
+    /// An `index` or element scalar.
     Scalar(ScalarType),
 }
 
 impl Type {
+    /// The tile type, if this is a tile.
     pub fn tile(&self) -> Option<&TileType> {
         match self {
             Type::Tile(t) => Some(t),
@@ -129,6 +136,7 @@ impl Type {
         }
     }
 
+    /// The memref type, if this is a memref.
     pub fn memref(&self) -> Option<MemRefType> {
         match self {
             Type::MemRef(m) => Some(*m),
@@ -136,6 +144,7 @@ impl Type {
         }
     }
 
+    /// The scalar type, if this is a scalar.
     pub fn scalar(&self) -> Option<ScalarType> {
         match self {
             Type::Scalar(s) => Some(*s),
@@ -166,11 +175,14 @@ pub enum GmDef {
     BlockArg(usize),
 }
 
+/// One SSA value of a [`GmKernel`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct GmValue {
     /// The SSA name in the source (`x` for `%x`), for diagnostics and `ptoc run --arg x=…`.
     pub name: Option<String>,
+    /// Its type.
     pub ty: Type,
+    /// What defines it.
     pub def: GmDef,
 }
 
@@ -178,26 +190,44 @@ pub struct GmValue {
 /// same name: results wrap at the operands' width; the divisions are refused at a zero divisor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ArithOp {
+    /// `arith.addi`.
     AddI,
+    /// `arith.subi`.
     SubI,
+    /// `arith.muli`.
     MulI,
+    /// `arith.divsi`: signed division, rounding toward zero.
     DivSI,
+    /// `arith.divui`: unsigned division.
     DivUI,
+    /// `arith.remsi`: signed remainder (the dividend's sign).
     RemSI,
+    /// `arith.remui`: unsigned remainder.
     RemUI,
+    /// `arith.minsi`.
     MinSI,
+    /// `arith.minui`.
     MinUI,
+    /// `arith.maxsi`.
     MaxSI,
+    /// `arith.maxui`.
     MaxUI,
+    /// `arith.andi`.
     AndI,
+    /// `arith.ori`.
     OrI,
+    /// `arith.xori`.
     XOrI,
+    /// `arith.shli`.
     ShLI,
+    /// `arith.shrsi`: arithmetic shift right.
     ShRSI,
+    /// `arith.shrui`: logical shift right.
     ShRUI,
 }
 
 impl ArithOp {
+    /// Every op, for parsing by name and for tests.
     pub const ALL: [ArithOp; 17] = [
         ArithOp::AddI,
         ArithOp::SubI,
@@ -241,6 +271,7 @@ impl ArithOp {
         }
     }
 
+    /// The op named `name` (`arith.addi`), if it is one of these.
     pub fn from_mlir_name(name: &str) -> Option<ArithOp> {
         ArithOp::ALL.into_iter().find(|op| op.mlir_name() == name)
     }
@@ -290,7 +321,9 @@ pub enum GmOpKind {
     /// A catalogue tile op. Operands: its tile sources in catalogue order, then (tile-scalar
     /// ops) the scalar. One tile result.
     Tile {
+        /// The catalogue row.
         info: &'static OpInfo,
+        /// B.DATR RMode and Sat (as [`Op::control`](crate::Op::control)).
         control: NumericControl,
     },
     /// `pto.tload(mem, row, col) -> tile`: the tile's valid region from `mem[row.., col..]`.
@@ -312,11 +345,16 @@ pub enum GmOpKind {
     Return,
 }
 
+/// One op of a GM kernel's block.
 #[derive(Clone, Debug)]
 pub struct GmOp {
+    /// What it does (and, for a loop, its body).
     pub kind: GmOpKind,
+    /// Its operands, in the order [`GmOpKind`] gives for the kind.
     pub operands: Vec<ValueId>,
+    /// The values it defines.
     pub results: Vec<ValueId>,
+    /// Where it is in the source.
     pub loc: Location,
     /// Discardable attributes (allocation results such as `pto.dst`).
     pub attrs: BTreeMap<String, Attr>,
@@ -326,7 +364,9 @@ pub struct GmOp {
 /// in this block or one that encloses it.
 #[derive(Clone, Debug, Default)]
 pub struct Block {
+    /// The block's arguments (a loop body: the induction variable, then the carried values).
     pub args: Vec<ValueId>,
+    /// Its ops, ending with a terminator (`scf.yield` or `func.return`).
     pub ops: Vec<GmOp>,
 }
 
@@ -334,10 +374,13 @@ pub struct Block {
 /// operand), the value the body yields for it and the loop's result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Carried {
+    /// The body's block argument that holds it during an iteration.
     pub arg: ValueId,
+    /// Its value before the first iteration.
     pub init: ValueId,
     /// `None` when the body does not end with a `scf.yield` of enough values.
     pub yielded: Option<ValueId>,
+    /// The loop's result: its value after the last iteration.
     pub result: ValueId,
 }
 
@@ -367,18 +410,25 @@ impl GmOp {
     }
 }
 
+/// A kernel over global memory (design §10): arguments, one value table, and a body block.
 #[derive(Clone, Debug, Default)]
 pub struct GmKernel {
+    /// The symbol name, without `@`.
     pub name: String,
+    /// Where the `func.func` is.
     pub loc: Location,
+    /// The arguments' values (memrefs and scalars), in order.
     pub args: Vec<ValueId>,
+    /// Every value, indexed by [`ValueId`], wherever it is defined.
     pub values: Vec<GmValue>,
+    /// The kernel's body; it ends with `func.return`.
     pub body: Block,
     /// Attributes on the kernel itself (target profile, PE mask).
     pub attrs: BTreeMap<String, Attr>,
 }
 
 impl GmKernel {
+    /// An empty kernel `@name`.
     pub fn new(name: impl Into<String>, loc: Location) -> GmKernel {
         GmKernel {
             name: name.into(),
@@ -387,10 +437,12 @@ impl GmKernel {
         }
     }
 
+    /// The value `id`.
     pub fn value(&self, id: ValueId) -> &GmValue {
         &self.values[id.0 as usize]
     }
 
+    /// The type of `id`.
     pub fn ty(&self, id: ValueId) -> &Type {
         &self.value(id).ty
     }
@@ -402,6 +454,7 @@ impl GmKernel {
         id
     }
 
+    /// Append an argument of type `ty` and return its value.
     pub fn add_arg(&mut self, name: Option<String>, ty: Type) -> ValueId {
         let id = self.add_value(name, ty, GmDef::Arg(self.args.len()));
         self.args.push(id);

@@ -2,19 +2,26 @@
 //!
 //! It lives apart from the `dialect` crate (which owns the MLIR bridge) so that the passes, the
 //! code generator, the runtime and the fuzz targets build and test without linking MLIR.
+//!
+//! A [`Module`] holds straight-line tile kernels ([`Function`]), GM kernels with loops
+//! ([`GmKernel`], design §10) and linalg-on-tensors programs ([`linalg::Program`], design §11);
+//! [`Diagnostic`]s at [`Location`]s report everything wrong with them.
 
-pub mod diag;
-pub mod func;
-pub mod gm;
+#![warn(missing_docs)]
+
+mod diag;
+mod func;
+mod gm;
 pub mod gm_build;
 pub mod linalg;
-pub mod tile_type;
+mod tile_type;
 
 pub use diag::{Diagnostic, Location, Severity, Source, SourceMap};
 pub use func::{
     alloc_attrs, control_attrs, Attr, Function, Module, Op, OpId, Value, ValueDef, ValueId,
 };
 pub use gm::{
-    ArithOp, Block, Carried, GmDef, GmKernel, GmOp, GmOpKind, GmValue, MemRefType, ScalarType, Type,
+    check_bounds, ArithOp, Block, Carried, GmDef, GmKernel, GmOp, GmOpKind, GmValue, MemRefType,
+    ScalarType, Type,
 };
-pub use tile_type::{Dim, TileType, TileTypeError};
+pub use tile_type::{element_name, parse_element, Dim, TileType, TileTypeError};

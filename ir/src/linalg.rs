@@ -68,7 +68,9 @@ impl fmt::Display for Elem {
 /// A static ranked tensor, rank 0 to 2: `tensor<512x1024xf32>`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TensorType {
+    /// The dimensions, outermost first (empty for rank 0).
     pub shape: Vec<u32>,
+    /// The element type.
     pub elem: Elem,
 }
 
@@ -78,6 +80,7 @@ impl TensorType {
         self.shape.iter().map(|&d| d as usize).product()
     }
 
+    /// True when some dimension is 0.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -96,7 +99,9 @@ impl fmt::Display for TensorType {
 /// The type of a function-level value.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum LType {
+    /// A tensor.
     Tensor(TensorType),
+    /// A scalar.
     Scalar(Elem),
 }
 
@@ -114,6 +119,7 @@ impl fmt::Display for LType {
 pub struct LValue {
     /// The SSA name in the source (`arg0` for `%arg0`), for diagnostics and `ptoc run`.
     pub name: Option<String>,
+    /// Its type.
     pub ty: LType,
 }
 
@@ -121,50 +127,80 @@ pub struct LValue {
 /// read at index 0, which is how a broadcast keeps its rank before unit dims are folded).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MapExpr {
+    /// Loop dimension `dN`.
     Dim(u8),
+    /// The constant index 0.
     Zero,
 }
 
 /// `linalg.generic`'s loop kinds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum IteratorKind {
+    /// Every iteration writes its own output element.
     Parallel,
+    /// Iterations along this dimension combine into the same output element.
     Reduction,
 }
 
 /// `arith.cmpf`'s predicates (ordered `o*`, unordered `u*`, and the two constants).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CmpFPredicate {
+    /// Always false.
     False,
+    /// Ordered and equal.
     Oeq,
+    /// Ordered and greater.
     Ogt,
+    /// Ordered and greater or equal.
     Oge,
+    /// Ordered and less.
     Olt,
+    /// Ordered and less or equal.
     Ole,
+    /// Ordered and not equal.
     One,
+    /// Neither operand is NaN.
     Ord,
+    /// Unordered or equal.
     Ueq,
+    /// Unordered or greater.
     Ugt,
+    /// Unordered or greater or equal.
     Uge,
+    /// Unordered or less.
     Ult,
+    /// Unordered or less or equal.
     Ule,
+    /// Unordered or not equal.
     Une,
+    /// Either operand is NaN.
     Uno,
+    /// Always true.
     True,
 }
 
 /// `arith.cmpi`'s predicates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CmpIPredicate {
+    /// Equal.
     Eq,
+    /// Not equal.
     Ne,
+    /// Signed less.
     Slt,
+    /// Signed less or equal.
     Sle,
+    /// Signed greater.
     Sgt,
+    /// Signed greater or equal.
     Sge,
+    /// Unsigned less.
     Ult,
+    /// Unsigned less or equal.
     Ule,
+    /// Unsigned greater.
     Ugt,
+    /// Unsigned greater or equal.
     Uge,
 }
 
@@ -174,40 +210,63 @@ pub enum CmpIPredicate {
 pub enum ScalarOp {
     /// `arith.constant`: the value's bits, zero-extended.
     Constant(u64),
+    /// `arith.addf`.
     AddF,
+    /// `arith.subf`.
     SubF,
+    /// `arith.mulf`.
     MulF,
+    /// `arith.divf`.
     DivF,
     /// NaN-propagating maximum, `-0 < +0` (IEEE 754-2019 `maximum`).
     MaximumF,
+    /// NaN-propagating minimum, `-0 < +0` (IEEE 754-2019 `minimum`).
     MinimumF,
     /// NaN-ignoring maximum (IEEE 754-2019 `maximumNumber`).
     MaxNumF,
+    /// NaN-ignoring minimum (IEEE 754-2019 `minimumNumber`).
     MinNumF,
+    /// `arith.negf`: the sign flipped.
     NegF,
     /// Widening float conversion (exact).
     ExtF,
     /// Narrowing float conversion, rounded to nearest even.
     TruncF,
+    /// `arith.cmpf` with its predicate; an `i1` result.
     CmpF(CmpFPredicate),
     /// `arith.select %cond, %a, %b`.
     Select,
+    /// `arith.addi`, wrapping.
     AddI,
+    /// `arith.subi`, wrapping.
     SubI,
+    /// `arith.muli`, wrapping.
     MulI,
+    /// `arith.divsi`: signed division, rounding toward zero.
     DivSI,
+    /// `arith.divui`: unsigned division.
     DivUI,
+    /// `arith.maxsi`.
     MaxSI,
+    /// `arith.minsi`.
     MinSI,
+    /// `arith.maxui`.
     MaxUI,
+    /// `arith.minui`.
     MinUI,
+    /// `arith.cmpi` with its predicate; an `i1` result.
     CmpI(CmpIPredicate),
     /// `arith.index_cast` (index ↔ integer).
     IndexCast,
+    /// `math.exp`.
     Exp,
+    /// `math.log`.
     Log,
+    /// `math.sqrt`.
     Sqrt,
+    /// `math.rsqrt`: 1 / sqrt.
     Rsqrt,
+    /// `math.absf`.
     AbsF,
     /// `linalg.index N`: the current iteration's index along loop dimension N.
     Index(u8),
@@ -267,12 +326,16 @@ pub enum BodyValue {
 /// One scalar op of a region body.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BodyOp {
+    /// What it computes.
     pub op: ScalarOp,
+    /// What it reads, in the MLIR op's operand order.
     pub operands: Vec<BodyValue>,
+    /// The result's type.
     /// The result's type.
     pub ty: Elem,
     /// `fastmath<nnan>` (or `fast`): the op may assume no operand or result is NaN.
     pub no_nans: bool,
+    /// Where it is in the source.
     pub loc: Location,
 }
 
@@ -280,14 +343,18 @@ pub struct BodyOp {
 /// order, and what `linalg.yield` yields (one value per output).
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Body {
+    /// The block arguments' element types: inputs, then outputs.
     pub args: Vec<Elem>,
+    /// The ops, in order; op n defines [`BodyValue::Op`]`(n)`.
     pub ops: Vec<BodyOp>,
+    /// What `linalg.yield` yields, one value per output.
     pub yields: Vec<BodyValue>,
 }
 
 /// A `linalg.generic` on tensors.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Generic {
+    /// One kind per loop dimension.
     pub iterators: Vec<IteratorKind>,
     /// `ins(...)`: tensors, or scalars (read through a map with no results).
     pub inputs: Vec<ValueId>,
@@ -296,6 +363,7 @@ pub struct Generic {
     /// One map per input, then one per output; each lists the operand's indices as functions
     /// of the loop dimensions.
     pub maps: Vec<Vec<MapExpr>>,
+    /// The region, run once per point of the iteration domain.
     pub body: Body,
 }
 
@@ -311,31 +379,42 @@ pub enum LOpKind {
     /// `tensor.expand_shape` / `tensor.collapse_shape`: the same elements in row-major order,
     /// under another shape.
     Reshape,
+    /// A `linalg.generic`.
     Generic(Generic),
 }
 
 /// One function-level op; `results` are its values.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LOp {
+    /// What it does.
     pub kind: LOpKind,
+    /// Its operands (a generic's inputs, then its outputs; a reshape's source).
     pub operands: Vec<ValueId>,
+    /// The values it defines.
     pub results: Vec<ValueId>,
+    /// Where it is in the source.
     pub loc: Location,
 }
 
 /// One `func.func` over tensors and scalars.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Program {
+    /// The symbol name, without `@`.
     pub name: String,
+    /// Where the `func.func` is.
     pub loc: Location,
+    /// Every value, indexed by [`ValueId`].
     pub values: Vec<LValue>,
+    /// The arguments' values, in order.
     pub args: Vec<ValueId>,
+    /// The function-level ops, in program order.
     pub ops: Vec<LOp>,
     /// What `func.return` returns, in order (the kernel's results `r0, r1, …`).
     pub results: Vec<ValueId>,
 }
 
 impl Program {
+    /// An empty program `@name`.
     pub fn new(name: impl Into<String>, loc: Location) -> Program {
         Program {
             name: name.into(),
@@ -344,10 +423,12 @@ impl Program {
         }
     }
 
+    /// The value `id`.
     pub fn value(&self, id: ValueId) -> &LValue {
         &self.values[id.0 as usize]
     }
 
+    /// The type of `id`.
     pub fn ty(&self, id: ValueId) -> &LType {
         &self.value(id).ty
     }
@@ -359,6 +440,7 @@ impl Program {
         id
     }
 
+    /// Append an argument of type `ty` and return its value.
     pub fn add_arg(&mut self, name: Option<String>, ty: LType) -> ValueId {
         let id = self.add_value(name, ty);
         self.args.push(id);

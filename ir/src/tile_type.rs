@@ -12,11 +12,14 @@ use std::fmt;
 /// One dimension: known, or `?` (to be inferred).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Dim {
+    /// A fixed size.
     Known(u32),
+    /// `?`: left for broadcast-shape inference.
     Unknown,
 }
 
 impl Dim {
+    /// The size, when known.
     pub fn known(self) -> Option<u32> {
         match self {
             Dim::Known(n) => Some(n),
@@ -53,11 +56,17 @@ impl fmt::Display for Dim {
 /// A tile type: physical shape, valid shape, element type and the pad its producer writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TileType {
+    /// Physical rows as written (the allocator may give more, from the SizeCode).
     pub rows: Dim,
+    /// Physical columns (a power of two).
     pub cols: Dim,
+    /// The element type.
     pub dtype: DataType,
+    /// Rows holding data (≤ `rows`); the rest is pad.
     pub valid_rows: Dim,
+    /// Columns holding data (≤ `cols`); the rest is pad.
     pub valid_cols: Dim,
+    /// What the producer writes outside the valid region (docs/isa.md §4).
     pub pad: PadValue,
     /// Numeric elements of `dtype`, or packed predicate bits (then `dtype` is
     /// [`PREDICATE_DTYPE`], what the spec's predicate descriptor records).
@@ -65,7 +74,7 @@ pub struct TileType {
 }
 
 /// The element spelling of a predicate tile.
-pub const PREDICATE_ELEMENT: &str = "i1";
+const PREDICATE_ELEMENT: &str = "i1";
 
 /// How `!pto.tile<…>` spells an element: `i1` for a predicate, else the MLIR name of the type
 /// (`f32`, `si8`), or the spec's name for a type MLIR does not spell.
@@ -108,6 +117,7 @@ impl TileType {
         }
     }
 
+    /// True for a predicate tile (`i1` elements).
     pub fn is_predicate(&self) -> bool {
         self.storage == Storage::Predicate
     }
@@ -117,12 +127,14 @@ impl TileType {
         element_name(self.storage, self.dtype)
     }
 
+    /// The same tile with a valid shape of `rows`×`cols`.
     pub fn with_valid(mut self, rows: u32, cols: u32) -> TileType {
         self.valid_rows = Dim::Known(rows);
         self.valid_cols = Dim::Known(cols);
         self
     }
 
+    /// The same tile with another pad value.
     pub fn with_pad(mut self, pad: PadValue) -> TileType {
         self.pad = pad;
         self
@@ -135,7 +147,6 @@ impl TileType {
             .all(|d| d.known().is_some())
     }
 
-    /// (rows, cols, valid rows, valid cols) when all are known.
     /// The geometry the op rules relate (`ptoc_isa::rules`), with unknown dimensions kept.
     pub fn geometry(&self) -> Geometry<Dim> {
         Geometry {
@@ -154,6 +165,7 @@ impl TileType {
         })
     }
 
+    /// (rows, cols, valid rows, valid cols) when all are known.
     pub fn dims(&self) -> Option<(u32, u32, u32, u32)> {
         Some((
             self.rows.known()?,
@@ -189,7 +201,9 @@ impl fmt::Display for TileType {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct TileTypeError {
+    /// Byte offset of the problem in the text given to [`TileType::parse`].
     pub offset: usize,
+    /// What is wrong.
     pub message: String,
 }
 

@@ -17,7 +17,7 @@ use ptoc_isa::DataType;
 use std::collections::{HashMap, HashSet};
 
 /// The bounds analysis lives beside the IR so the lowering applies the same rules.
-pub use ptoc_ir::gm::check_bounds;
+pub use ptoc_ir::check_bounds;
 
 /// How a block's tile-scalar ops (docs/isa.md §14) enter its DAG. A [`Function`] has no scalar
 /// values, so in a DAG such an op reads only its tile source.

@@ -43,7 +43,7 @@ impl ElementType {
     /// `f8E4M3FN`, `i1` for a predicate) or the spec's and the metadata's name (`FP32`, `S8`,
     /// `E4M3`, `PRED`).
     pub fn parse(name: &str) -> Option<ElementType> {
-        ptoc_ir::tile_type::parse_element(name)
+        ptoc_ir::parse_element(name)
             .map(|(dtype, storage)| ElementType { storage, dtype })
             .or_else(|| {
                 ptoc_codegen::metadata::storage_and_type(name)
@@ -54,7 +54,7 @@ impl ElementType {
     /// How embedders spell it (C and Python dtype strings): as a tile type's element (`f32`,
     /// `ui16`, `i1`), the spec's name for a type MLIR does not spell (`HiF8`).
     pub fn mlir_name(self) -> &'static str {
-        ptoc_ir::tile_type::element_name(self.storage, self.dtype)
+        ptoc_ir::element_name(self.storage, self.dtype)
     }
 
     /// The spec's and the metadata's name (`FP32`, `PRED`), as messages and `ptoc run` say it.

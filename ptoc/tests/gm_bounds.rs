@@ -1,4 +1,4 @@
-//! The GM bound and step rules live once (`ptoc_ir::gm::check_bounds`): a kernel compiled with
+//! The GM bound and step rules live once (`ptoc_ir::check_bounds`): a kernel compiled with
 //! the default pipeline (pto-verify refuses it) and one compiled with only
 //! `--pass-pipeline=pto-allocate` (the lowering refuses it) get the same located diagnostics.
 
