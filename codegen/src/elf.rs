@@ -23,24 +23,41 @@ pub const E_MACHINE_PTO: u16 = elf::EM_NONE;
 /// Why an object could not be written or read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ElfError {
+    /// The object writer refused the kernels.
     #[error("cannot write object: {0}")]
     Write(String),
+    /// The bytes do not start with the ELF magic.
     #[error("not an ELF file")]
     NotElf,
+    /// A 32-bit (or unknown class) ELF file.
     #[error("ELF class {0} is not ELF64")]
     Class(u8),
+    /// A big-endian (or unknown encoding) ELF file.
     #[error("ELF data encoding {0} is not little-endian")]
     Endianness(u8),
+    /// An object for another machine.
     #[error("ELF machine {found} is not the PTO machine {E_MACHINE_PTO} (EM_NONE)")]
-    Machine { found: u16 },
+    Machine {
+        /// The object's `e_machine`.
+        found: u16,
+    },
+    /// The ELF structure is inconsistent (the reader's message).
     #[error("malformed ELF file: {0}")]
     Malformed(String),
+    /// A section ptoc needs (`.text`, `.pto.meta`) is absent.
     #[error("missing section {0}")]
     MissingSection(&'static str),
+    /// The metadata section is unreadable.
     #[error("section {METADATA_SECTION}: {0}")]
     Metadata(#[from] MetaError),
+    /// A kernel's symbol, code or metadata disagree.
     #[error("kernel '{name}': {message}")]
-    Kernel { name: String, message: String },
+    Kernel {
+        /// The kernel's symbol name.
+        name: String,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 fn malformed(e: object::read::Error) -> ElfError {

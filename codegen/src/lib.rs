@@ -7,11 +7,13 @@
 //! [`ptoc_ir::Function`]; [`print_asm`]/[`assemble`] and [`write_elf`]/[`read_elf`] convert it
 //! losslessly to text and to an object file.
 
-pub mod asm_parse;
-pub mod asm_print;
-pub mod elf;
-pub mod lower;
-pub mod lower_gm;
+#![warn(missing_docs)]
+
+mod asm_parse;
+mod asm_print;
+mod elf;
+mod lower;
+mod lower_gm;
 pub mod metadata;
 mod syntax;
 
@@ -36,6 +38,7 @@ pub struct Origin {
     pub value: String,
     /// The source op name (`pto.trowexpandmax`).
     pub op: String,
+    /// Where the op is in the source.
     pub loc: ptoc_ir::Location,
 }
 
@@ -43,15 +46,20 @@ pub struct Origin {
 /// (read back from a hand-written object) form bundles of their own.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Bundle {
+    /// The source op it was lowered from, if known.
     pub origin: Option<Origin>,
+    /// Its words, in order.
     pub words: Vec<u32>,
 }
 
 /// A compiled kernel: what one ELF `STT_FUNC` symbol and one metadata record describe.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Kernel {
+    /// The symbol name.
     pub name: String,
+    /// The code, bundle by bundle.
     pub bundles: Vec<Bundle>,
+    /// How to call it: argument and result registers and shapes.
     pub meta: KernelMeta,
 }
 

@@ -22,29 +22,36 @@ use serde_json::{json, Map, Value};
 /// Name of the ELF section holding the metadata.
 pub const METADATA_SECTION: &str = ".pto.meta";
 /// The `format` string of the metadata document.
-pub const METADATA_FORMAT: &str = "ptoc-kernel-metadata";
+pub(crate) const METADATA_FORMAT: &str = "ptoc-kernel-metadata";
 /// The metadata layout version this crate writes and reads.
 pub const METADATA_VERSION: u64 = 3;
 
 /// The `dtype` spelling of a predicate tile (packed bits, docs/isa.md §3.6) in the metadata and
 /// the `.arg`/`.result` directives; no DataType has this name.
-pub const PREDICATE_NAME: &str = "PRED";
+pub(crate) const PREDICATE_NAME: &str = "PRED";
 
 /// One argument or result tile of a kernel: where the loader puts it (or reads it) and its shape.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TileMeta {
     /// The source name (`x` for `%x`), `argN` for unnamed arguments, `rN` for results.
     pub name: String,
+    /// The register the tile is in when the kernel starts (an argument) or ends (a result).
     pub register: TileReg,
-    /// [`ptoc_isa::dtype::PREDICATE_DTYPE`] for a predicate.
+    /// The element type; [`ptoc_isa::dtype::PREDICATE_DTYPE`] for a predicate.
     pub dtype: DataType,
+    /// Numeric elements or packed predicate bits.
     pub storage: Storage,
-    /// Physical rows (derived from the SizeCode) and columns.
+    /// Physical rows (derived from the SizeCode).
     pub rows: u32,
+    /// Physical columns.
     pub cols: u32,
+    /// Rows holding data.
     pub valid_rows: u32,
+    /// Columns holding data.
     pub valid_cols: u32,
+    /// The TSize the tile is allocated with (docs/isa.md §3.3).
     pub size_code: SizeCode,
+    /// What the tile holds outside its valid region (docs/isa.md §4).
     pub pad: PadValue,
 }
 
@@ -108,7 +115,7 @@ impl TileMeta {
 }
 
 /// The longest tile name: `NAME.npy` stays within a file name's 255 bytes.
-pub const MAX_TILE_NAME: usize = 200;
+pub(crate) const MAX_TILE_NAME: usize = 200;
 
 /// A tile name is an identifier (the characters of an MLIR SSA name), so it can name a file
 /// (`--out-dir DIR` writes `DIR/NAME.npy`) and be printed without escapes: no `/`, no control
@@ -124,14 +131,17 @@ pub fn is_tile_name(name: &str) -> bool {
 /// address in `gpr` (docs/isa.md §9 decision 19).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemRefMeta {
+    /// The argument's source name.
     pub name: String,
     /// The argument's position among all of the kernel's arguments.
     pub position: usize,
     /// The absolute GPR (1..23) holding the base address.
     pub gpr: u8,
+    /// The element type.
     pub dtype: DataType,
     /// Row-major shape; rows are `cols × element bytes` apart.
     pub rows: u32,
+    /// Columns (elements per row).
     pub cols: u32,
     /// The kernel stores to it (an output, written by `ptoc run --out-dir`).
     pub stored: bool,
@@ -144,9 +154,13 @@ pub use ptoc_ir::ScalarType;
 /// A scalar argument: the loader puts its value in `gpr`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScalarMeta {
+    /// The argument's source name.
     pub name: String,
+    /// The argument's position among all of the kernel's arguments.
     pub position: usize,
+    /// The absolute GPR (1..23) holding the value.
     pub gpr: u8,
+    /// The value's type.
     pub ty: ScalarType,
 }
 
@@ -156,14 +170,19 @@ pub struct ScalarMeta {
 /// order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KernelMeta {
+    /// The PE mask every bundle runs under.
     pub pe_mask: PeMask,
     /// Always [`SPEC_VERSION`] for kernels this crate accepts.
     pub spec_version: String,
     /// How B.IOT source codes name tiles (docs/isa.md §9 decisions 1–2).
     pub profile: NamingModel,
+    /// The tile arguments, in argument order.
     pub args: Vec<TileMeta>,
+    /// The memref arguments.
     pub memrefs: Vec<MemRefMeta>,
+    /// The scalar arguments.
     pub scalars: Vec<ScalarMeta>,
+    /// The tile results, in `func.return` order (`r0, r1, …`).
     pub results: Vec<TileMeta>,
 }
 
@@ -187,7 +206,7 @@ pub fn gpr_name(gpr: u8) -> &'static str {
 }
 
 /// An absolute, writable GPR (1..23) by name.
-pub fn parse_gpr(name: &str) -> Option<u8> {
+pub(crate) fn parse_gpr(name: &str) -> Option<u8> {
     parse_source(name).filter(|&g| (1..24).contains(&g))
 }
 
@@ -253,22 +272,34 @@ impl KernelMeta {
 /// One argument of a kernel: an index into `args`, `memrefs` or `scalars`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ArgRef {
+    /// `args[i]`.
     Tile(usize),
+    /// `memrefs[i]`.
     MemRef(usize),
+    /// `scalars[i]`.
     Scalar(usize),
 }
 
 /// Why a metadata section could not be read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MetaError {
+    /// The section is not JSON (the parser's message).
     #[error("metadata is not valid JSON: {0}")]
     Json(String),
+    /// The `format` field is not ptoc's.
     #[error("metadata format is {0:?}, expected {METADATA_FORMAT:?}")]
     Format(String),
+    /// The `version` is not the one this crate reads.
     #[error("metadata version {0} is not supported (this ptoc reads version {METADATA_VERSION})")]
     Version(String),
+    /// A field is missing or has a value this crate does not accept.
     #[error("metadata {path}: {message}")]
-    Field { path: String, message: String },
+    Field {
+        /// Where in the document (`document.kernels[0].args[1].rows`).
+        path: String,
+        /// What is wrong there.
+        message: String,
+    },
 }
 
 fn tile_json(t: &TileMeta) -> Value {
@@ -286,7 +317,7 @@ fn tile_json(t: &TileMeta) -> Value {
 }
 
 /// Encode the metadata of `kernels` (name, meta) as the section's bytes.
-pub fn encode<'a>(kernels: impl IntoIterator<Item = (&'a str, &'a KernelMeta)>) -> Vec<u8> {
+pub(crate) fn encode<'a>(kernels: impl IntoIterator<Item = (&'a str, &'a KernelMeta)>) -> Vec<u8> {
     let kernels: Vec<Value> = kernels
         .into_iter()
         .map(|(name, m)| {
@@ -390,7 +421,7 @@ fn field_error(path: String, message: impl Into<String>) -> MetaError {
 }
 
 /// Parse `T#3`-style register names.
-pub fn parse_register(text: &str) -> Option<TileReg> {
+pub(crate) fn parse_register(text: &str) -> Option<TileReg> {
     let (hand, number) = text.split_once('#')?;
     let mut chars = hand.chars();
     let letter = chars.next()?;
@@ -441,7 +472,7 @@ fn tile_from(value: &Value, path: String) -> Result<TileMeta, MetaError> {
 }
 
 /// Decode a metadata section into (kernel name, metadata) pairs, in section order.
-pub fn decode(bytes: &[u8]) -> Result<Vec<(String, KernelMeta)>, MetaError> {
+pub(crate) fn decode(bytes: &[u8]) -> Result<Vec<(String, KernelMeta)>, MetaError> {
     let doc: Value = serde_json::from_slice(bytes).map_err(|e| MetaError::Json(e.to_string()))?;
     let top = Obj::new(&doc, "document".into())?;
     let format = top.get("format")?;

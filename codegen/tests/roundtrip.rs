@@ -139,7 +139,7 @@ proptest! {
     /// Every canonical word's text assembles to that word alone.
     #[test]
     fn single_words(w in word()) {
-        let text = ptoc_codegen::asm_print::format_word(w);
+        let text = ptoc_codegen::format_word(w);
         let ks = assemble(&text, "w.s").map_err(|d| TestCaseError::fail(format!("{d:?}\n{text}")))?;
         prop_assert_eq!(ks[0].words(), vec![w]);
         if let Ok(inst) = Instruction::decode(w) {
