@@ -10,7 +10,7 @@ use ptoc_ir::{ArithOp, Diagnostic, GmKernel, Module, ScalarType, Type, ValueId};
 use ptoc_isa::ops::{Axis, OpInfo, OpKind, Reduction, CATALOGUE};
 use ptoc_isa::profile::NamingModel;
 use ptoc_isa::{DataType, FaultClass, PeMask};
-use ptoc_passes::gm_allocate::allocate_gm;
+use ptoc_passes::allocate_gm;
 use ptoc_passes::{Options, PassContext, PassManager};
 use ptoc_runtime::{evaluate_gm, Fault, GmArg, Machine};
 

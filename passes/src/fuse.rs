@@ -1,9 +1,9 @@
 //! `pto-fuse`: fold broadcasts into the expand-op forms by equality saturation (egg).
 //!
-//! Each function's dataflow DAG becomes an e-graph ([`lang`]): one class per value, every op node
-//! carrying its result type as a leaf. The bit-exact rewrites of [`rules`] run to saturation
+//! Each function's dataflow DAG becomes an e-graph (`lang`): one class per value, every op node
+//! carrying its result type as a leaf. The bit-exact rewrites of `rules` run to saturation
 //! within a node and an iteration limit (never a time limit, so the output does not depend on the
-//! machine's speed). The DAG-aware extractor of [`extract`] then picks, per value, the form with
+//! machine's speed). The DAG-aware extractor of `extract` then picks, per value, the form with
 //! the lowest program cost (bundles and tile bytes, each value paid for once), and the function is
 //! rebuilt from it in program order: ops keep their SSA names, locations and result types; a
 //! fused op takes the location and name of the op it replaces; argument and result order are kept.
@@ -12,9 +12,9 @@
 //! status flags); it only drops ops that the rewrites made redundant. It is skipped at `-O0`.
 //! Any internal inconsistency leaves the function unchanged rather than failing.
 
-pub mod extract;
-pub mod lang;
-pub mod rules;
+mod extract;
+mod lang;
+mod rules;
 pub mod synth;
 #[cfg(test)]
 mod tests;
@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// The pass.
-pub struct Fuse;
+pub(crate) struct Fuse;
 
 const NAME: &str = "pto-fuse";
 
@@ -50,7 +50,9 @@ const STATISTICS: [(&str, &str); 7] = [
 /// feeds itself unboundedly, so real kernels saturate in a few iterations well inside these.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
+    /// Most saturation iterations.
     pub iterations: usize,
+    /// Most e-nodes; saturation stops once the e-graph holds more.
     pub nodes: usize,
 }
 
@@ -68,16 +70,23 @@ impl Limits {
 /// What one run of the pass on one function did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Report {
+    /// E-nodes after saturation.
     pub egraph_nodes: usize,
+    /// E-classes after saturation.
     pub egraph_classes: usize,
+    /// Saturation iterations run.
     pub iterations: usize,
+    /// Rewrites applied, over all rules.
     pub rules_applied: usize,
     /// Per rule name, how often it applied (sorted by name).
     pub applied: BTreeMap<String, usize>,
+    /// Ops in the input function.
     pub ops_before: usize,
+    /// Ops in the rewritten function.
     pub ops_after: usize,
-    /// The DAG cost of the input and of the output ([`extract`]'s cost model).
+    /// The DAG cost of the input (bundles and tile bytes, each value paid once).
     pub cost_before: u64,
+    /// The output's cost (as `cost_before`).
     pub cost_after: u64,
     /// True when saturation stopped at a limit rather than saturating.
     pub hit_limit: bool,
@@ -387,9 +396,4 @@ impl<T> ClassMap<T> {
         }
         self.slots[i] = Some(value);
     }
-}
-
-impl Fuse {
-    /// The pass's pipeline name (also [`Pass::name`]).
-    pub const NAME: &'static str = NAME;
 }

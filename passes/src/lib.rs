@@ -3,27 +3,30 @@
 //! Default pipeline: `pto-verify`, `pto-infer-shapes`, `pto-fuse`, `pto-allocate`. Every pass
 //! implements [`Pass`] and works on one function at a time, as MLIR function passes do.
 
-pub mod allocate;
-pub mod convert_linalg;
+#![warn(missing_docs)]
+
+mod allocate;
+mod convert_linalg;
 pub mod fuse;
-pub mod gm;
-pub mod gm_allocate;
-pub mod infer_shapes;
-pub mod manager;
-pub mod queue_plan;
-pub mod rules;
-pub mod verify;
+mod gm;
+mod gm_allocate;
+mod infer_shapes;
+mod manager;
+mod queue_plan;
+mod rules;
+mod verify;
 
 #[cfg(test)]
 mod proptests;
 #[cfg(test)]
 mod testutil;
 
-pub use allocate::Allocate;
-pub use convert_linalg::ConvertLinalg;
-pub use infer_shapes::InferShapes;
+pub(crate) use allocate::Allocate;
+pub(crate) use convert_linalg::ConvertLinalg;
+pub use gm_allocate::{allocate_gm, GmStats};
+pub(crate) use infer_shapes::InferShapes;
 pub use manager::{known_passes, pass_by_name, IrPrinting, PassManager, PipelineError, When};
-pub use verify::Verify;
+pub(crate) use verify::Verify;
 
 use ptoc_ir::linalg::Program;
 use ptoc_ir::{Diagnostic, Function, GmKernel};
@@ -63,6 +66,7 @@ impl Default for Options {
 /// What a pass may read and report while it runs.
 #[derive(Debug, Default)]
 pub struct PassContext {
+    /// The options of this compilation.
     pub options: Options,
     /// `(pass, statistic, value)` rows for `--pass-statistics`, in the order recorded.
     pub statistics: Vec<(&'static str, &'static str, u64)>,
@@ -71,6 +75,7 @@ pub struct PassContext {
 }
 
 impl PassContext {
+    /// A context with `options` and no statistics yet.
     pub fn new(options: Options) -> Self {
         PassContext {
             options,

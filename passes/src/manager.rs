@@ -60,7 +60,9 @@ pub fn display_name(pass: &str) -> String {
 /// Whether an observer is called before or after a pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum When {
+    /// Before the pass runs.
     Before,
+    /// After the pass succeeded.
     After,
 }
 
@@ -68,9 +70,13 @@ pub enum When {
 /// `--mlir-print-ir-before=PASS`, …).
 #[derive(Clone, Debug, Default)]
 pub struct IrPrinting {
+    /// `--mlir-print-ir-before-all`.
     pub before_all: bool,
+    /// `--mlir-print-ir-after-all`.
     pub after_all: bool,
+    /// `--mlir-print-ir-before=PASS`, by pass name.
     pub before: Vec<String>,
+    /// `--mlir-print-ir-after=PASS`, by pass name.
     pub after: Vec<String>,
 }
 
@@ -101,7 +107,9 @@ impl IrPrinting {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct PipelineError {
+    /// Byte offset of the problem in the pipeline text.
     pub offset: usize,
+    /// What is wrong.
     pub message: String,
 }
 
@@ -118,10 +126,12 @@ impl std::fmt::Debug for PassManager {
 }
 
 impl PassManager {
+    /// An empty pipeline (runs no pass).
     pub fn new() -> PassManager {
         PassManager::default()
     }
 
+    /// Append `pass` (see [`pass_by_name`]).
     pub fn add(&mut self, pass: Box<dyn Pass>) {
         self.passes.push(pass);
     }
@@ -153,6 +163,7 @@ impl PassManager {
         Ok(PassManager { passes })
     }
 
+    /// The passes' pipeline names, in order.
     pub fn pass_names(&self) -> Vec<&'static str> {
         self.passes.iter().map(|p| p.name()).collect()
     }

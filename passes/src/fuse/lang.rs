@@ -272,6 +272,7 @@ impl fmt::Display for TileNode {
 
 /// A node spelling that is not a catalogue op's [`spelling`], `argN` or `typeN`.
 #[derive(Debug)]
+#[allow(dead_code)] // the spelling is read through `Debug`, in egg's parse errors
 pub struct BadNode(pub String);
 
 impl FromOp for TileNode {
