@@ -3,15 +3,17 @@
 //! MLIR 22 (through melior) parses every `.mlir` buffer from memory, with the user's file names
 //! and line numbers in its locations;
 //! `pto.*` ops are written in generic form and the dialect is unregistered, so ptoc checks every
-//! op itself while importing it into the tile IR ([`import`]). [`export`] turns the tile IR back
-//! into an MLIR module that MLIR re-parses and prints.
+//! op itself while importing it into the tile IR ([`import_module`]). [`export_module`] turns the
+//! tile IR back into an MLIR module that MLIR re-parses and prints.
 
-pub mod export;
-pub mod import;
+#![warn(missing_docs)]
+
+mod export;
+mod import;
 mod import_gm;
 mod import_linalg;
-pub mod mlir;
-pub mod nesting;
+mod mlir;
+mod nesting;
 
 pub use export::{export_module, export_text};
 pub use import::import_module;

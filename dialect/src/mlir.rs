@@ -85,6 +85,8 @@ impl Default for Frontend {
 }
 
 impl Frontend {
+    /// A context with the dialects ptoc reads (func, scf, arith; `pto` stays unregistered) and
+    /// a handler that captures MLIR's diagnostics.
     pub fn new() -> Frontend {
         // Single-threaded: ptoc parses one file at a time and a thread pool only costs start-up.
         let context = Context::new_with_threading(false);
@@ -124,6 +126,7 @@ impl Frontend {
         convert_location(loc, &lock(&self.state))
     }
 
+    /// The MLIR context, to build or parse modules in.
     pub fn context(&self) -> &Context {
         &self.context
     }
