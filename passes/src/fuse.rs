@@ -49,7 +49,7 @@ const STATISTICS: [(&str, &str); 7] = [
 /// Saturation limits. Each rule application adds at most three nodes per matched op and no rule
 /// feeds itself unboundedly, so real kernels saturate in a few iterations well inside these.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
+pub(crate) struct Limits {
     /// Most saturation iterations.
     pub iterations: usize,
     /// Most e-nodes; saturation stops once the e-graph holds more.
@@ -219,7 +219,7 @@ pub fn fuse_function(func: &Function) -> Option<(Function, Report)> {
 }
 
 /// [`fuse_function`] with the saturation limits `limits` gives for the initial e-graph size.
-pub fn fuse_function_with(
+pub(crate) fn fuse_function_with(
     func: &Function,
     limits: impl FnOnce(usize) -> Limits,
 ) -> Option<(Function, Report)> {
