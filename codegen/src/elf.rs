@@ -23,7 +23,8 @@ pub const E_MACHINE_PTO: u16 = elf::EM_NONE;
 /// Why an object could not be written or read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ElfError {
-    /// The object writer refused the kernels.
+    /// The kernels cannot form an object (a name that is no ELF symbol, a name used twice, or
+    /// the object writer failed).
     #[error("cannot write object: {0}")]
     Write(String),
     /// The bytes do not start with the ELF magic.
