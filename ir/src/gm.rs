@@ -410,7 +410,7 @@ impl GmOp {
     }
 }
 
-/// A kernel over global memory (design §10): arguments, one value table, and a body block.
+/// A kernel over global memory with loops: arguments, one value table, and a body block.
 #[derive(Clone, Debug, Default)]
 pub struct GmKernel {
     /// The symbol name, without `@`.

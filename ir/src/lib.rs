@@ -4,7 +4,7 @@
 //! code generator, the runtime and the fuzz targets build and test without linking MLIR.
 //!
 //! A [`Module`] holds straight-line tile kernels ([`Function`]), GM kernels with loops
-//! ([`GmKernel`], design §10) and linalg-on-tensors programs ([`linalg::Program`], design §11);
+//! ([`GmKernel`]) and linalg-on-tensors programs ([`linalg::Program`]);
 //! [`Diagnostic`]s at [`Location`]s report everything wrong with them.
 
 #![warn(missing_docs)]
