@@ -10,8 +10,7 @@
 #![warn(missing_docs)]
 
 mod diag;
-// Public only for `passes/src/convert_linalg.rs`'s `ptoc_ir::func::Attr`; every item is at the root.
-pub mod func;
+mod func;
 mod gm;
 pub mod gm_build;
 pub mod linalg;

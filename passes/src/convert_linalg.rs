@@ -25,12 +25,12 @@
 //! [`Lower::reduce`].
 
 use crate::{Options, Pass, PassContext};
-use ptoc_ir::func::Attr;
 use ptoc_ir::gm_build::GmBuilder;
 use ptoc_ir::linalg::{
     BodyValue, CmpFPredicate, CmpIPredicate, Elem, Generic, IteratorKind, LOpKind, LType, MapExpr,
     Program, ScalarOp,
 };
+use ptoc_ir::Attr;
 use ptoc_ir::{
     Diagnostic, Function, GmKernel, Location, MemRefType, ScalarType, TileType, ValueId,
 };

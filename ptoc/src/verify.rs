@@ -1146,7 +1146,7 @@ func.func @k(%x: memref<4x8xi32>, %y: memref<4x8xi32>) {
 }
 
 /// Random arguments for a linalg program: every tensor element and scalar random, an edge value
-/// one time in four ([`edge_values`]); elements without a DataType (`index`, `i1`) are 0.
+/// one time in four (zeros, ones, extremes, infinities, NaNs, subnormals); elements without a DataType (`index`, `i1`) are 0.
 pub fn random_linalg_args(program: &Program, rng: &mut StdRng) -> Vec<LinalgArg> {
     let element = |rng: &mut StdRng, elem: Elem| match elem.data() {
         Some(t) => random_element(rng, t, &edge_values(t)),
