@@ -15,6 +15,7 @@ use ptoc_ir::{Diagnostic, Location, Source};
 use ptoc_isa::{DataType, FaultClass, Storage, TypeClass};
 use ptoc_runtime::numerics::Flags;
 use ptoc_runtime::{Fault, Machine, ShapeError, Tile};
+use std::borrow::Cow;
 
 /// What a run produced: the fault (if any), the sticky status flags, each result tile and the
 /// final contents of each GM argument the kernel stores to.
@@ -483,17 +484,29 @@ pub fn run(kernel: &Kernel, inputs: &[Tensor]) -> Result<Outputs, ExecError> {
 }
 
 /// Run `kernel` on inputs named as on the command line: by position (`"0"`) or source name
-/// (`"x"`); every argument exactly once.
+/// (`"x"`); every argument at most once. A memref not named starts as zeros (an output, such as
+/// the `r0` of a kernel converted from linalg), as `ptoc run` has it; tiles and scalars are
+/// required.
 pub fn run_named(kernel: &Kernel, inputs: &[(&str, &Tensor)]) -> Result<Outputs, ExecError> {
     let order = kernel.meta.argument_order();
     let describe = |i: usize| describe_argument(kernel, order[i]);
-    let mut ordered: Vec<Option<&Tensor>> = vec![None; order.len()];
+    let mut ordered: Vec<Option<Cow<Tensor>>> = vec![None; order.len()];
     for &(name, tensor) in inputs {
         let (index, _) = named_argument(kernel, name)?;
-        if ordered[index].replace(tensor).is_some() {
+        if ordered[index].replace(Cow::Borrowed(tensor)).is_some() {
             return Err(ExecError::DuplicateArgument {
                 argument: describe(index),
             });
+        }
+    }
+    check_gm_size(kernel)?;
+    for (slot, &arg) in ordered.iter_mut().zip(&order) {
+        if let (None, ArgRef::MemRef(i)) = (&slot, arg) {
+            let m = &kernel.meta.memrefs[i];
+            let zeros = vec![0; m.rows as usize * m.cols as usize];
+            *slot = Tensor::from_bits(m.dtype, m.rows, m.cols, zeros)
+                .ok()
+                .map(Cow::Owned);
         }
     }
     let missing: Vec<String> = (0..order.len())
@@ -503,7 +516,7 @@ pub fn run_named(kernel: &Kernel, inputs: &[(&str, &Tensor)]) -> Result<Outputs,
     if !missing.is_empty() {
         return Err(ExecError::MissingArgument { arguments: missing });
     }
-    let ordered: Vec<Tensor> = ordered.into_iter().flatten().cloned().collect();
+    let ordered: Vec<Tensor> = ordered.into_iter().flatten().map(Cow::into_owned).collect();
     run(kernel, &ordered)
 }
 

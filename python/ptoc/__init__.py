@@ -13,9 +13,12 @@
 >>> ptoc.verify(src, trials=20)
 
 Kernels over global memory take numpy arrays for their memref arguments (the whole buffer) and
-Python numbers for their scalar arguments; every memref the kernel stores to comes back, by its
-argument's name, next to the result tiles. Until MLIR sources lower to such kernels they can be
-written in PTO assembly (:func:`assemble`), as ``ptoc asm`` takes it.
+Python numbers for their scalar arguments; a memref left out starts as zeros, and every memref
+the kernel stores to comes back, by its argument's name, next to the result tiles. They come from
+MLIR (``pto.tload``/``pto.tstore`` in ``scf.for`` loops), from PTO assembly (:func:`assemble`),
+or from linalg-on-tensors programs as torch-mlir emits them: ``ptoc.run(src, {"arg0": x})``
+returns the program's results as ``"r0"``, ``"r1"``, ... (2-D arrays; a vector comes back as a
+column or a row).
 
 Every call releases the GIL while it compiles or runs and shares nothing with other calls, so
 threads run in parallel. Elements whose type numpy lacks (bf16, f8E4M3FN, f8E5M2, tf32, hf32)

@@ -1,0 +1,183 @@
+"""linalg-on-tensors programs (test/linalg/*.mlir: torch-mlir's softmax, layer norms, RMSNorm with
+named ops, ...) compiled by ptoc through convert-linalg-to-pto and run on its interpreter, against
+numpy computing what each program means, operation by operation in the program's order: one
+rounding per op (numpy's float32/float16/float64 arithmetic is IEEE, correctly rounded), sums
+folded left from their +0 init (np.add.accumulate, not numpy's pairwise sum), exp and log in
+binary64 rounded once (docs/isa.md §9 decision 6), rsqrt correctly rounded (decided exactly with
+rationals), arith.maximumf propagating NaN. Every comparison is bit for bit; a NaN that a program
+makes is the canonical NaN."""
+
+import os
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import ptoc
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+RNG = np.random.default_rng(2027)
+
+
+def program(name):
+    with open(os.path.join(ROOT, "test", "linalg", name)) as f:
+        return f.read()
+
+
+def run(name, inputs):
+    return ptoc.run(program(name), inputs, filename=name)["r0"]
+
+
+def assert_bitwise(got, want):
+    got = np.asarray(got).reshape(want.shape)
+    assert got.dtype == want.dtype
+    width = {2: np.uint16, 4: np.uint32, 8: np.uint64}[want.dtype.itemsize]
+    diff = np.argwhere(got.view(width) != want.view(width))
+    assert diff.size == 0, (
+        f"{len(diff)} elements differ, first at {tuple(diff[0])}: "
+        f"{got[tuple(diff[0])]!r} != {want[tuple(diff[0])]!r}")
+
+
+def exp_once(x):
+    """exp computed in binary64 and rounded once to x's type."""
+    return np.exp(x.astype(np.float64)).astype(x.dtype)
+
+
+def log_once(x):
+    return np.log(x.astype(np.float64)).astype(x.dtype)
+
+
+def row_sum(x, axis=1):
+    """A left fold of + from +0 along `axis`, in x's type (linalg's order and init)."""
+    return np.add.accumulate(x, axis=axis, dtype=x.dtype).take(-1, axis=axis)
+
+
+def rsqrt_exact(v, dtype):
+    """1/sqrt(v) correctly rounded to `dtype`, for positive finite v: the candidate nearest the
+    float64 estimate whose rounding interval holds the exact value (compared as rationals)."""
+    v = Fraction(float(v))
+    guess = dtype(1 / np.sqrt(np.float64(v)))
+    down = lambda y: np.nextafter(y, dtype(0))
+    up = lambda y: np.nextafter(y, dtype(np.inf))
+    candidates = [down(down(guess)), down(guess), guess, up(guess), up(up(guess))]
+    for below, y, above in zip(candidates, candidates[1:], candidates[2:]):
+        lo = (Fraction(float(below)) + Fraction(float(y))) / 2
+        hi = (Fraction(float(y)) + Fraction(float(above))) / 2
+        # lo <= 1/sqrt(v) <= hi  <=>  v*hi^2 >= 1 >= v*lo^2; a tie goes to the even candidate.
+        if v * lo * lo <= 1 <= v * hi * hi:
+            if v * hi * hi == 1 or v * lo * lo == 1:
+                bits = np.array([y]).view({4: np.uint32, 8: np.uint64}[np.dtype(dtype).itemsize])
+                if bits[0] % 2:
+                    continue
+            return y
+    raise AssertionError(f"no candidate for rsqrt({float(v)})")
+
+
+def test_torch_mlir_row_softmax_with_dead_argmax():
+    x = (RNG.standard_normal((64, 256)) * 4).astype(np.float32)
+    m = x.max(axis=1, keepdims=True)
+    e = exp_once(x - m)
+    want = e / row_sum(e)[:, None]
+    assert_bitwise(run("softmax-rows.mlir", {"arg0": x, "arg1": 7}), want)
+
+
+def test_softmax_down_the_columns():
+    x = (RNG.standard_normal((128, 96)) * 4).astype(np.float32)
+    m = x.max(axis=0, keepdims=True)
+    e = exp_once(x - m)
+    want = e / row_sum(e, axis=0)[None, :]
+    assert_bitwise(run("softmax-columns.mlir", {"x": x}), want)
+
+
+def test_log_softmax():
+    x = (RNG.standard_normal((32, 512)) * 4).astype(np.float32)
+    d = x - x.max(axis=1, keepdims=True)
+    want = d - log_once(row_sum(exp_once(d)))[:, None]
+    assert_bitwise(run("log-softmax.mlir", {"x": x}), want)
+
+
+def test_layer_norm_in_f32_divides_by_n_and_rounds_rsqrt_once():
+    x = (RNG.standard_normal((64, 128)) * 3 + 1).astype(np.float32)
+    n, eps = np.float32(128), np.float32(1e-5)
+    mean = row_sum(x) / n
+    d = x - mean[:, None]
+    var = row_sum(d * d) / n
+    rs = np.array([rsqrt_exact(v, np.float32) for v in var + eps], dtype=np.float32)
+    want = d * rs[:, None]
+    assert_bitwise(run("layer-norm.mlir", {"x": x}), want)
+
+
+def test_layer_norm_computed_in_f64_and_truncated():
+    x = (RNG.standard_normal((256, 128)) * 3 + 1).astype(np.float32)
+    w = x.astype(np.float64)
+    n, eps = 128.0, 1e-5
+    s = row_sum(w)
+    mu = (s / n)[:, None]
+    d = w - mu
+    var = row_sum(d * d) / n
+    rs = np.array([rsqrt_exact(v, np.float64) for v in var + eps])
+    want = (d * rs[:, None]).astype(np.float32)
+    assert_bitwise(run("layer-norm-f64.mlir", {"x": x}), want)
+
+
+def test_rmsnorm_written_with_named_ops():
+    x = RNG.standard_normal((64, 4096)).astype(np.float32)
+    w = (RNG.standard_normal(4096) + 1).astype(np.float32)
+    ms = row_sum(x * x) / np.float32(4096)
+    rt = np.sqrt(ms + np.float32(1e-6))
+    want = (x / rt[:, None]) * w[None, :]
+    assert_bitwise(run("rmsnorm-named.mlir", {"x": x, "w": w}), want)
+
+
+def maximum_propagating(a, b):
+    """arith.maximumf on float32 arrays: NaN (canonical) if either is NaN, -0 < +0."""
+    out = np.where(a > b, a, b)
+    zeros = (a == 0) & (b == 0)
+    out = np.where(zeros, np.where(np.signbit(a) & np.signbit(b), a, np.abs(a)), out)
+    return np.where(np.isnan(a) | np.isnan(b), np.float32(np.nan), out).astype(a.dtype)
+
+
+def test_amax_propagates_nan_and_orders_zeros():
+    x = RNG.standard_normal((16, 64)).astype(np.float32)
+    x[3, 17] = np.nan
+    x[5, :] = -np.abs(x[5, :])
+    x[5, 9], x[5, 40] = -0.0, 0.0
+    x[7, :] = -0.0
+    x[9, 0] = np.float32(np.inf)
+    x[9, 1] = np.nan
+    want = np.full(16, -np.inf, dtype=np.float32)
+    for j in range(64):
+        want = maximum_propagating(want, x[:, j])
+    got = run("amax-nan.mlir", {"x": x}).reshape(16)
+    assert_bitwise(got, want)
+    assert got[3].view(np.uint32) == 0x7FC00000 and got[9].view(np.uint32) == 0x7FC00000
+    assert got[5].view(np.uint32) == 0 and got[7].view(np.uint32) == 0x80000000
+
+
+def test_f16_bias_then_clamp_propagates_nan():
+    x = (RNG.standard_normal((1024, 512)) * 2).astype(np.float16)
+    b = (RNG.standard_normal(512)).astype(np.float16)
+    x[0, :4] = [np.nan, np.inf, -np.inf, 65504]
+    s = x + b[None, :]
+    lo, hi = np.float16(-1.5), np.float16(2.0)
+    want = np.minimum(np.maximum(s, lo), hi)
+    want = np.where(np.isnan(s), np.float16(np.nan), want)  # the canonical NaN, 0x7E00
+    assert_bitwise(run("bias-clamp-f16.mlir", {"x": x, "b": b}), want)
+
+
+def test_scalar_argument_broadcast():
+    x = (RNG.standard_normal((100, 300)) * 10).astype(np.float32)
+    s = 0.3
+    want = x * np.float32(s) + np.float32(1)
+    assert_bitwise(run("scalar-arg.mlir", {"x": x, "s": s}), want)
+
+
+def test_verify_checks_a_linalg_program_against_its_own_meaning():
+    ptoc.verify(program("amax-nan.mlir"), trials=5, filename="amax-nan.mlir")
+
+
+def test_an_op_the_isa_lacks_is_a_located_compile_error():
+    src = program("softmax-columns.mlir").replace("math.exp %d", "math.sin %d")
+    with pytest.raises(ptoc.CompileError) as e:
+        ptoc.compile(src, filename="sin.mlir")
+    assert "sin.mlir:" in str(e.value) and "math.sin" in str(e.value)
