@@ -89,6 +89,11 @@ impl GmBuilder {
     /// A memref argument (`memref<4x8xf32>`).
     pub fn memref(&mut self, name: &str, ty: &str) -> ValueId {
         let m = MemRefType::parse(ty).unwrap_or_else(|| panic!("bad memref type {ty}"));
+        self.memref_of(name, m)
+    }
+
+    /// A memref argument of type `m`.
+    pub fn memref_of(&mut self, name: &str, m: MemRefType) -> ValueId {
         self.kernel.add_arg(Some(name.to_string()), Type::MemRef(m))
     }
 

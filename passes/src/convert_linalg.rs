@@ -228,6 +228,21 @@ fn domain(program: &Program, g: &Generic, loc: &Location) -> Result<Vec<u32>, Di
 }
 
 fn analyse(program: &Program) -> Result<Analysis, Diagnostic> {
+    for (i, value) in program.values.iter().enumerate() {
+        if let LType::Tensor(t) = &value.ty {
+            if t.is_empty() {
+                let id = ValueId(i as u32);
+                let loc = program.defining_op(id).map_or(&program.loc, |op| &op.loc);
+                return Err(error(
+                    loc,
+                    format!(
+                        "%{} ({t}) has no elements; ptoc compiles tensors of at least one element",
+                        program.display_name(id)
+                    ),
+                ));
+            }
+        }
+    }
     // The grid: the domain every 2-D generic shares (or 1×L for 1-D programs).
     let mut grid: Option<(u32, u32, &Location)> = None;
     let mut one_d: Option<u32> = None;
@@ -323,7 +338,7 @@ fn propagate(
                 if !matches!(program.ty(v), LType::Tensor(_)) {
                     continue;
                 }
-                let role = map_role(map, &axes);
+                let role = map_role(map, &axes, k, &op.loc)?;
                 changed |= set_role(program, a, v, role, &op.loc)?;
                 if k >= n_in {
                     if let Some(&r) = op.results.get(k - n_in) {
@@ -391,15 +406,33 @@ fn one_d_axis(
     }
 }
 
-/// The role of an operand read through `map` by a generic whose loops run along `axes`.
-fn map_role(map: &[MapExpr], axes: &[Axis]) -> Role {
-    let along = |axis| {
-        map.iter().any(|e| match e {
-            MapExpr::Dim(d) => axes.get(*d as usize) == Some(&axis),
-            MapExpr::Zero => false,
-        })
+/// The role of an operand read through `map` by a generic whose loops run along `axes`. A
+/// rank-2 operand must be read in its own row-major order: its first index along the grid's
+/// rows and its second along the columns (or a unit `0`); a transposing or diagonal map has no
+/// tile op and is refused, naming the operand.
+fn map_role(
+    map: &[MapExpr],
+    axes: &[Axis],
+    operand: usize,
+    loc: &Location,
+) -> Result<Role, Diagnostic> {
+    let axis_of = |e: &MapExpr| match e {
+        MapExpr::Dim(d) => axes.get(*d as usize).copied(),
+        MapExpr::Zero => None,
     };
-    Role::from_axes(along(Axis::Rows), along(Axis::Cols))
+    if let [first, second] = map {
+        let (a, b) = (axis_of(first), axis_of(second));
+        if a == Some(Axis::Cols) || b == Some(Axis::Rows) {
+            return Err(error(
+                loc,
+                format!(
+                    "operand #{operand} is read through a map that transposes it (or reads a diagonal); ptoc reads each tensor in its own row-major order, and the ISA has no transposing tile op"
+                ),
+            ));
+        }
+    }
+    let along = |axis| map.iter().any(|e| axis_of(e) == Some(axis));
+    Ok(Role::from_axes(along(Axis::Rows), along(Axis::Cols)))
 }
 
 fn set_role(
@@ -775,7 +808,7 @@ fn emit(
             LType::Tensor(t) => {
                 let role = a.roles.get(&arg).copied().unwrap_or(Role::Full);
                 let ty = lower.memref_type(role, t.elem, &program.loc)?;
-                b.memref(&name, &ty.to_string())
+                b.memref_of(&name, ty)
             }
             LType::Scalar(e) => {
                 let dt = e.data().ok_or_else(|| {
@@ -805,7 +838,7 @@ fn emit(
             ));
         }
         let ty = lower.memref_type(role, t.elem, &program.loc)?;
-        outs.push((b.memref(&format!("r{k}"), &ty.to_string()), role));
+        outs.push((b.memref_of(&format!("r{k}"), ty), role));
     }
     let (m, n) = (a.rows, a.cols);
     let (br, bc) = (plan.block_rows, plan.block_cols);

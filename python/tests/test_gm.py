@@ -32,6 +32,12 @@ def test_memref_in_memref_out(double_rows, n):
     assert out["out"].view(np.uint32).tolist() == expected(n).view(np.uint32).tolist()
 
 
+def test_a_memref_not_given_starts_as_zeros(double_rows):
+    # As `ptoc run` has it: an output need not be passed in.
+    out = ptoc.run(double_rows, {"x": X, "n": 3})["out"]
+    assert out.view(np.uint32).tolist() == expected(3).view(np.uint32).tolist()
+
+
 def test_memrefs_keep_what_the_kernel_does_not_store(double_rows):
     # Rows at and past n are the caller's buffer as given.
     start = np.full((4, 8), 7.5, np.float32)
@@ -49,8 +55,8 @@ def test_scalars_must_fit_their_type(double_rows):
         ptoc.run(double_rows, {**base, "n": 2**70})
     with pytest.raises(ptoc.RunError, match="takes an array, not a number"):
         ptoc.run(double_rows, {**base, "x": 1, "n": 1})
-    with pytest.raises(ptoc.RunError, match="no input for 'out'"):
-        ptoc.run(double_rows, {"x": X, "n": 1})
+    with pytest.raises(ptoc.RunError, match="no input for 'n'"):
+        ptoc.run(double_rows, {"x": X, "out": np.zeros((4, 8), np.float32)})
     with pytest.raises(ptoc.RunError, match="takes a 4x8 valid region, the input is 2x8"):
         ptoc.run(double_rows, {**base, "x": X[:2], "n": 1})
 

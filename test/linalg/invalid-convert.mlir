@@ -101,3 +101,42 @@ func.func @both_axes(%x: tensor<256x256xf32>) -> (tensor<256xf32>, tensor<256xf3
   } -> tensor<256xf32>
   return %s, %t : tensor<256xf32>, tensor<256xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#t = affine_map<(d0, d1) -> (d1, d0)>
+func.func @transpose(%x: tensor<4x8xf32>) -> tensor<8x4xf32> {
+  %e = tensor.empty() : tensor<8x4xf32>
+  // expected-error@+1 {{operand #0 is read through a map that transposes it (or reads a diagonal); ptoc reads each tensor in its own row-major order, and the ISA has no transposing tile op}}
+  %y = linalg.generic {indexing_maps = [#t, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<8x4xf32>
+  return %y : tensor<8x4xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// expected-error@+1 {{%x (tensor<0x4xf32>) has no elements; ptoc compiles tensors of at least one element}}
+func.func @no_elements(%x: tensor<0x4xf32>) -> tensor<0x4xf32> {
+  %e = tensor.empty() : tensor<0x4xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<0x4xf32>) outs(%e : tensor<0x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<0x4xf32>
+  return %y : tensor<0x4xf32>
+}
+
+// -----
+
+func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) -> tensor<4x4xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x4xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  // expected-error@+1 {{a linalg op with 3 loops; ptoc compiles 1-D and 2-D programs}}
+  %c = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x4xf32>) outs(%f : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %c : tensor<4x4xf32>
+}
