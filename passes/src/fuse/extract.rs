@@ -68,14 +68,16 @@ pub fn node_cost(egraph: &TileGraph, node: &TileNode) -> u64 {
 /// The DAG cost of an e-graph that still holds one node per class (before saturation): each
 /// class reachable from `roots` paid once.
 pub fn input_cost(egraph: &TileGraph, roots: &[Id]) -> u64 {
-    let mut seen = std::collections::HashSet::new();
+    // Dense by class id: no hashing, and no per-process random seed (the same work every run).
+    let mut seen = super::ClassMap::default();
     let mut stack: Vec<Id> = roots.to_vec();
     let mut total: u64 = 0;
     while let Some(id) = stack.pop() {
         let id = egraph.find(id);
-        if !seen.insert(id) {
+        if seen.contains_key(&id) {
             continue;
         }
+        seen.insert(id, ());
         if let Some(node) = egraph[id].nodes.first() {
             total = total.saturating_add(node_cost(egraph, node));
             stack.extend_from_slice(node.children());

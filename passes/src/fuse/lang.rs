@@ -22,6 +22,7 @@ use ptoc_isa::ops::{self, OpInfo, CATALOGUE, CMODE_ATTR};
 use ptoc_isa::{CmpMode, NumericControl};
 use std::collections::HashMap;
 use std::fmt;
+use std::hash::{BuildHasherDefault, DefaultHasher};
 use std::str::FromStr;
 
 /// A catalogue op, as its index in [`CATALOGUE`].
@@ -313,7 +314,9 @@ pub struct ClassData {
 pub struct TileAnalysis {
     /// Interned types, in first-use order (deterministic for a given function).
     pub types: Vec<TileType>,
-    lookup: HashMap<TileType, u32>,
+    /// Keyed with fixed-key SipHash ([`DefaultHasher::new`]), not a per-process random seed, so
+    /// that the pass does the same work on every run (reproducible instruction counts).
+    lookup: HashMap<TileType, u32, BuildHasherDefault<DefaultHasher>>,
     /// The type index of each function argument.
     pub arg_types: Vec<u32>,
 }
