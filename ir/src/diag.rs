@@ -108,6 +108,13 @@ impl Diagnostic {
             fault: None,
         }
     }
+    /// A remark at `loc`: information on request, such as what an option let a pass do.
+    pub fn remark(loc: Location, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Remark,
+            ..Diagnostic::error(loc, message)
+        }
+    }
     /// The same diagnostic, naming the rule it reports and the fault that rule stands for.
     pub fn with_rule(mut self, rule: &'static str, fault: FaultClass) -> Diagnostic {
         self.rule = Some(rule);

@@ -76,7 +76,10 @@ impl Pass for ConvertLinalg {
         ctx: &mut PassContext,
     ) -> Option<Result<GmKernel, Vec<Diagnostic>>> {
         ctx.record(self.name(), "programs-converted", 1);
-        Some(convert(program, &ctx.options))
+        Some(convert(program, &ctx.options).map(|(kernel, remarks)| {
+            ctx.remarks.extend(remarks);
+            kernel
+        }))
     }
 
     fn skips(&self, module: &ptoc_ir::Module) -> bool {
@@ -151,7 +154,11 @@ struct Analysis {
 }
 
 /// Convert one program; the first problem is reported at the op that has it.
-pub fn convert(program: &Program, options: &Options) -> Result<GmKernel, Vec<Diagnostic>> {
+/// Convert one program: its kernel, and a remark at each op an option let the lowering change.
+pub fn convert(
+    program: &Program,
+    options: &Options,
+) -> Result<(GmKernel, Vec<Diagnostic>), Vec<Diagnostic>> {
     let analysis = analyse(program).map_err(|d| vec![d])?;
     let mut last: Option<(Plan, Vec<Diagnostic>)> = None;
     // Budgets from the largest tile down to the smallest (128 B, docs/isa.md §3.3), each plan
@@ -162,9 +169,9 @@ pub fn convert(program: &Program, options: &Options) -> Result<GmKernel, Vec<Dia
         if last.as_ref().is_some_and(|(p, _)| *p == plan) {
             continue;
         }
-        let kernel = emit(program, &analysis, &plan, options).map_err(|d| vec![d])?;
+        let (kernel, remarks) = emit(program, &analysis, &plan, options).map_err(|d| vec![d])?;
         match fits(&kernel, options) {
-            Ok(()) => return Ok(kernel),
+            Ok(()) => return Ok((kernel, remarks)),
             Err(e) => last = Some((plan, e)),
         }
     }
@@ -768,6 +775,8 @@ struct Lower<'p> {
     options: &'p Options,
     /// Program argument → kernel argument (memref or scalar).
     kernel_args: HashMap<ValueId, ValueId>,
+    /// Remarks (one per op and message, though a block is lowered more than once).
+    remarks: std::cell::RefCell<Vec<Diagnostic>>,
 }
 
 /// Kernel scalars holding constants: `(type, bits)` and the value, in order of first use.
@@ -789,7 +798,7 @@ fn emit(
     a: &Analysis,
     plan: &Plan,
     options: &Options,
-) -> Result<GmKernel, Diagnostic> {
+) -> Result<(GmKernel, Vec<Diagnostic>), Diagnostic> {
     let mut b = GmBuilder::at_source(&program.name, program.loc.clone());
     let mut lower = Lower {
         program,
@@ -797,6 +806,7 @@ fn emit(
         plan,
         options,
         kernel_args: HashMap::new(),
+        remarks: Default::default(),
     };
     for &arg in &program.args {
         let name = program
@@ -897,7 +907,7 @@ fn emit(
         ptoc_ir::alloc_attrs::PE_MASK.to_string(),
         Attr::Str(LINALG_PE_MASK.to_string()),
     );
-    Ok(kernel)
+    Ok((kernel, lower.remarks.into_inner()))
 }
 
 impl Lower<'_> {
@@ -1305,24 +1315,43 @@ impl Lower<'_> {
             }
             ScalarOp::CmpF(p) => self.cmpf(b, st, p, x[0], x[1], op, loc)?,
             ScalarOp::CmpI(p) => {
-                let mode = match p {
-                    CmpIPredicate::Eq => CmpMode::Eq,
-                    CmpIPredicate::Ne => CmpMode::Ne,
-                    CmpIPredicate::Slt => CmpMode::Lt,
-                    CmpIPredicate::Sle => CmpMode::Le,
-                    CmpIPredicate::Sgt => CmpMode::Gt,
-                    CmpIPredicate::Sge => CmpMode::Ge,
-                    CmpIPredicate::Ult
-                    | CmpIPredicate::Ule
-                    | CmpIPredicate::Ugt
-                    | CmpIPredicate::Uge => return Err(unsigned(op.op, loc)),
+                let (mode, unsigned) = match p {
+                    CmpIPredicate::Eq => (CmpMode::Eq, false),
+                    CmpIPredicate::Ne => (CmpMode::Ne, false),
+                    CmpIPredicate::Slt => (CmpMode::Lt, false),
+                    CmpIPredicate::Sle => (CmpMode::Le, false),
+                    CmpIPredicate::Sgt => (CmpMode::Gt, false),
+                    CmpIPredicate::Sge => (CmpMode::Ge, false),
+                    CmpIPredicate::Ult => (CmpMode::Lt, true),
+                    CmpIPredicate::Ule => (CmpMode::Le, true),
+                    CmpIPredicate::Ugt => (CmpMode::Gt, true),
+                    CmpIPredicate::Uge => (CmpMode::Ge, true),
                 };
-                self.compare(b, st, mode, false, x[0], x[1], loc)?
+                let (l, r) = if unsigned {
+                    (
+                        self.biased(b, st, x[0], loc)?,
+                        self.biased(b, st, x[1], loc)?,
+                    )
+                } else {
+                    (x[0], x[1])
+                };
+                self.compare(b, st, mode, false, l, r, loc)?
             }
             ScalarOp::Select => self.select(b, st, x[0], x[1], x[2], loc)?,
-            ScalarOp::DivUI | ScalarOp::MaxUI | ScalarOp::MinUI => {
-                return Err(unsigned(op.op, loc))
+            ScalarOp::MaxUI | ScalarOp::MinUI => {
+                let kind = if op.op == ScalarOp::MaxUI {
+                    Bin::Max
+                } else {
+                    Bin::Min
+                };
+                let (l, r) = (
+                    self.biased(b, st, x[0], loc)?,
+                    self.biased(b, st, x[1], loc)?,
+                );
+                let picked = self.binary(b, st, kind, l, r, loc)?;
+                self.biased(b, st, picked, loc)?
             }
+            ScalarOp::DivUI => return Err(unsigned(op.op, loc)),
             ScalarOp::Index(_) | ScalarOp::IndexCast => {
                 return Err(error(
                     loc,
@@ -1374,6 +1403,40 @@ impl Lower<'_> {
                 let id = self.op(b, tt, &[l, r], self.tile_type(layout, dt), BTreeMap::new());
                 Ok(Sym::Tile { id, layout, dt })
             }
+        }
+    }
+
+    /// `x + 2^(w-1)` modulo `2^w` on a signed integer tile: it maps the unsigned order of the
+    /// bits onto the signed order (ISA integer ADD wraps, docs/isa.md §1.7), so an unsigned
+    /// compare or pick is the signed one of the biased operands, and biasing again undoes it.
+    fn biased(
+        &self,
+        b: &mut GmBuilder,
+        st: &mut BlockState,
+        x: Sym,
+        loc: &Location,
+    ) -> Result<Sym, Diagnostic> {
+        let dt = sym_dtype(x).ok_or_else(|| error(loc, "operand has no element type"))?;
+        let sign = 1u64 << (dt.bits() - 1);
+        match x {
+            Sym::Scalar {
+                src: ScalarSrc::Const(bits),
+                dt,
+            } => Ok(Sym::Scalar {
+                src: ScalarSrc::Const(bits ^ sign),
+                dt,
+            }),
+            _ => self.binary(
+                b,
+                st,
+                Bin::Add,
+                x,
+                Sym::Scalar {
+                    src: ScalarSrc::Const(sign),
+                    dt,
+                },
+                loc,
+            ),
         }
     }
 
@@ -1627,7 +1690,8 @@ impl Lower<'_> {
                 loc,
                 format!(
                     "reduction result {k} is not `combine(value, accumulator)` with combine one \
-                     of arith.addf mulf maximumf minimumf maxnumf minnumf addi muli maxsi minsi"
+                     of arith.addf mulf maximumf minimumf maxnumf minnumf addi muli maxsi minsi \
+                     maxui minui"
                 ),
             )
         };
@@ -1640,20 +1704,20 @@ impl Lower<'_> {
             [a, e] if *a == acc => *e,
             _ => return Err(shape_err()),
         };
-        let (name, float) = match combine.op {
-            ScalarOp::AddF => ("SUM", true),
-            ScalarOp::MulF => ("PROD", true),
-            ScalarOp::MaximumF | ScalarOp::MaxNumF => ("MAX", true),
-            ScalarOp::MinimumF | ScalarOp::MinNumF => ("MIN", true),
-            ScalarOp::AddI => ("SUM", false),
-            ScalarOp::MulI => ("PROD", false),
-            ScalarOp::MaxSI => ("MAX", false),
-            ScalarOp::MinSI => ("MIN", false),
-            ScalarOp::MaxUI | ScalarOp::MinUI => return Err(unsigned(combine.op, &combine.loc)),
+        let name = match combine.op {
+            ScalarOp::AddF | ScalarOp::AddI => "SUM",
+            ScalarOp::MulF | ScalarOp::MulI => "PROD",
+            ScalarOp::MaximumF | ScalarOp::MaxNumF | ScalarOp::MaxSI | ScalarOp::MaxUI => "MAX",
+            ScalarOp::MinimumF | ScalarOp::MinNumF | ScalarOp::MinSI | ScalarOp::MinUI => "MIN",
             _ => return Err(shape_err()),
         };
-        let value = self.body_value(b, st, g, args, eval, e, &combine.loc)?;
+        // Unsigned picks fold the biased values signed, and unbias the result (`biased`).
+        let unsigned = matches!(combine.op, ScalarOp::MaxUI | ScalarOp::MinUI);
+        let mut value = self.body_value(b, st, g, args, eval, e, &combine.loc)?;
         b.at(combine.loc.clone());
+        if unsigned {
+            value = self.biased(b, st, value, &combine.loc)?;
+        }
         let dt = tile_dtype(combine.ty, &combine.loc)?;
         let x = self.materialize(b, st, value, Role::Full, &combine.loc)?;
         let (prefix, layout) = match axis {
@@ -1717,7 +1781,33 @@ impl Lower<'_> {
             // The sum is +0 or the canonical NaN (docs/isa.md §1.5), so it is its own NaN.
             r = self.keep_nan(b, st, r, nan_sum, nan_sum, loc)?;
         }
-        let init = self.value(b, st, args[g.inputs.len() + k], loc)?;
+        let mut init = self.value(b, st, args[g.inputs.len() + k], loc)?;
+        if unsigned {
+            init = self.biased(b, st, init, loc)?;
+        }
+        let r = self.fold_init(b, st, combine, r, init, dt, no_nans, loc)?;
+        if unsigned {
+            return self.biased(b, st, r, loc);
+        }
+        Ok(r)
+    }
+
+    /// A folded line `r` joined with its reduction's init, where that is exact (see
+    /// [`Lower::reduce`]); `init` is biased like `r` for an unsigned pick.
+    #[allow(clippy::too_many_arguments)]
+    fn fold_init(
+        &self,
+        b: &mut GmBuilder,
+        st: &mut BlockState,
+        combine: &ptoc_ir::linalg::BodyOp,
+        r: Sym,
+        init: Sym,
+        dt: DataType,
+        no_nans: bool,
+        loc: &Location,
+    ) -> Result<Sym, Diagnostic> {
+        let propagates = matches!(combine.op, ScalarOp::MaximumF | ScalarOp::MinimumF);
+        let float = dt.class() == TypeClass::Float;
         let init_const = match init {
             Sym::Scalar {
                 src: ScalarSrc::Const(bits),
@@ -1738,6 +1828,9 @@ impl Lower<'_> {
             }
             ScalarOp::MaximumF => is(fmt.map(|f| f.inf_or_nan(true))),
             ScalarOp::MinimumF => is(fmt.map(|f| f.inf_or_nan(false))),
+            // The smallest (largest) biased value: the bias of 0 (of all ones).
+            ScalarOp::MaxUI => is(Some(1 << (dt.bits() - 1))),
+            ScalarOp::MinUI => is(Some((1 << (dt.bits() - 1)) - 1)),
             _ => false,
         };
         if identity {
@@ -1748,7 +1841,9 @@ impl Lower<'_> {
             ScalarOp::MulF => (Bin::Mul, true),
             ScalarOp::AddI => (Bin::Add, false),
             ScalarOp::MulI => (Bin::Mul, false),
-            ScalarOp::MaxNumF | ScalarOp::MaximumF | ScalarOp::MaxSI => (Bin::Max, false),
+            ScalarOp::MaxNumF | ScalarOp::MaximumF | ScalarOp::MaxSI | ScalarOp::MaxUI => {
+                (Bin::Max, false)
+            }
             _ => (Bin::Min, false),
         };
         if needs_reassociation && float && !self.options.allow_reassociation {
@@ -1762,6 +1857,25 @@ impl Lower<'_> {
                     if bin == Bin::Add { "+0.0" } else { "1.0" },
                 ),
             ));
+        }
+        if needs_reassociation && float {
+            let (what, start) = if bin == Bin::Add {
+                ("sum", "+0")
+            } else {
+                ("product", "1")
+            };
+            let remark = Diagnostic::remark(
+                combine.loc.clone(),
+                format!(
+                    "--allow-reassociation: the init joins this {what} after the ISA's fold from \
+                     {start}, which reassociates it; the result may differ from linalg's \
+                     sequential fold"
+                ),
+            );
+            let mut remarks = self.remarks.borrow_mut();
+            if !remarks.contains(&remark) {
+                remarks.push(remark);
+            }
         }
         if propagates {
             self.nan_propagating(b, st, bin, r, init, no_nans, loc)
@@ -1811,8 +1925,9 @@ fn unsigned(op: ScalarOp, loc: &Location) -> Diagnostic {
     error(
         loc,
         format!(
-            "{} reads its operands as unsigned, but ptoc keeps MLIR's signless integers in signed \
-             tiles (S8..S64); use the signed form",
+            "{} has no exact lowering: ptoc keeps MLIR's signless integers in signed tiles \
+             (S8..S64), and unsigned division, unlike unsigned comparisons and max/min, has no \
+             signed form",
             op.mlir_name()
         ),
     )
@@ -2014,7 +2129,8 @@ mod tests {
     #[test]
     fn softmax_tiles_rows_and_compiles_through_the_default_pipeline() {
         let program = softmax(512, 1024);
-        let k = convert(&program, &Options::default()).unwrap();
+        let (k, remarks) = convert(&program, &Options::default()).unwrap();
+        assert!(remarks.is_empty());
         let ops = tile_ops(&k);
         // Four 4 KiB rows per block: the largest block whose tiles fit the 256 KiB on one PE
         // (a hand keeps 16 tiles allocated, docs/isa.md §3.4), found by trial allocation.

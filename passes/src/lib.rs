@@ -72,6 +72,8 @@ pub struct PassContext {
     pub statistics: Vec<(&'static str, &'static str, u64)>,
     /// The passes that had nothing to do ([`Pass::skips`]), left out of the statistics report.
     pub skipped: Vec<&'static str>,
+    /// Remarks of a run that succeeds (what an option let a pass do, at the op it changed).
+    pub remarks: Vec<Diagnostic>,
 }
 
 impl PassContext {
@@ -81,6 +83,7 @@ impl PassContext {
             options,
             statistics: Vec::new(),
             skipped: Vec::new(),
+            remarks: Vec::new(),
         }
     }
 

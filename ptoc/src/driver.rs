@@ -370,14 +370,14 @@ impl Driver {
         let result = self
             .import(source)
             .and_then(|mut module| {
-                self.run_pipeline(&mut module, &mut side_output)?;
-                Ok(module)
+                let remarks = self.run_pipeline(&mut module, &mut side_output)?;
+                Ok((module, remarks))
             })
-            .and_then(|module| self.emit(&module, source));
+            .and_then(|(module, remarks)| Ok((self.emit(&module, source)?, remarks)));
         match result {
-            Ok(output) => Outcome {
+            Ok((output, remarks)) => Outcome {
                 output: Some(output),
-                diagnostics: Vec::new(),
+                diagnostics: remarks,
                 side_output,
             },
             Err(diagnostics) => Outcome {
@@ -388,12 +388,13 @@ impl Driver {
         }
     }
 
-    /// Run the configured pipeline, writing IR dumps and statistics to `side_output`.
+    /// Run the configured pipeline, writing IR dumps and statistics to `side_output`; the
+    /// remarks of a success (what an option such as `--allow-reassociation` let a pass do).
     pub fn run_pipeline(
         &self,
         module: &mut Module,
         side_output: &mut String,
-    ) -> Result<(), Vec<Diagnostic>> {
+    ) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
         let pm = &self.pipeline;
         let mut ctx = PassContext::new(self.options.pass_options.clone());
         let printing = &self.options.ir_printing;
@@ -428,7 +429,7 @@ impl Driver {
             })
             .collect();
         if unconverted.is_empty() {
-            Ok(())
+            Ok(ctx.remarks)
         } else {
             Err(unconverted)
         }

@@ -35,12 +35,12 @@ func.func @ordered_ne(%x: tensor<8x64xf32>, %y: tensor<8x64xf32>) -> tensor<8x64
 // -----
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
-func.func @unsigned_max(%x: tensor<8x64xi32>, %y: tensor<8x64xi32>) -> tensor<8x64xi32> {
+func.func @unsigned_div(%x: tensor<8x64xi32>, %y: tensor<8x64xi32>) -> tensor<8x64xi32> {
   %e = tensor.empty() : tensor<8x64xi32>
   %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %y : tensor<8x64xi32>, tensor<8x64xi32>) outs(%e : tensor<8x64xi32>) {
   ^bb0(%a: i32, %b: i32, %o: i32):
-    // expected-error@+1 {{arith.maxui reads its operands as unsigned, but ptoc keeps MLIR's signless integers in signed tiles (S8..S64); use the signed form}}
-    %m = arith.maxui %a, %b : i32
+    // expected-error@+1 {{arith.divui has no exact lowering: ptoc keeps MLIR's signless integers in signed tiles (S8..S64), and unsigned division, unlike unsigned comparisons and max/min, has no signed form}}
+    %m = arith.divui %a, %b : i32
     linalg.yield %m : i32
   } -> tensor<8x64xi32>
   return %r : tensor<8x64xi32>
