@@ -607,12 +607,14 @@ fn physical_cols(cols: u32) -> u64 {
     u64::from(cols).next_power_of_two()
 }
 
-/// The largest divisor of `n` for which `fits` holds (1 always is tried last).
+/// The largest divisor of `n` for which `fits` holds (1 when none does). Divisors come in pairs
+/// around `sqrt(n)`, so a grid of 2^32 columns costs 2^16 steps, not 2^32.
 fn largest_divisor(n: u32, fits: impl Fn(u32) -> bool) -> u32 {
-    (1..=n)
-        .rev()
-        .find(|&d| n.is_multiple_of(d) && fits(d))
-        .unwrap_or(1)
+    let small = (1..=n).take_while(|&d| u64::from(d) * u64::from(d) <= u64::from(n));
+    let divisors = small
+        .filter(|&d| n.is_multiple_of(d))
+        .flat_map(|d| [d, n / d]);
+    divisors.filter(|&d| fits(d)).max().unwrap_or(1)
 }
 
 fn plan_blocks(program: &Program, a: &Analysis, budget: u64) -> Result<Plan, Diagnostic> {
@@ -2114,6 +2116,15 @@ mod tests {
         )[0];
         p.p.results.push(div);
         p.p
+    }
+
+    #[test]
+    fn largest_divisor_takes_the_largest_that_fits() {
+        assert_eq!(largest_divisor(512, |d| d <= 100), 64);
+        assert_eq!(largest_divisor(97, |d| d <= 50), 1);
+        assert_eq!(largest_divisor(100, |_| true), 100);
+        assert_eq!(largest_divisor(36, |d| d != 36 && d != 18), 12);
+        assert_eq!(largest_divisor(u32::MAX, |d| d < 1000), 771); // 3 * 257
     }
 
     fn tile_ops(k: &GmKernel) -> Vec<String> {
