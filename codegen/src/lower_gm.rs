@@ -1,4 +1,4 @@
-//! Lowering of an allocated GM kernel (design §10) to scalar blocks and tile bundles.
+//! Lowering of an allocated GM kernel (README, Kernels over global memory) to scalar blocks and tile bundles.
 //!
 //! Input contract (from `pto-allocate`, `passes/src/gm_allocate.rs`): every op that writes a tile
 //! carries `pto.dst`, `pto.tsize`, `pto.rows`; every op that reads tiles carries `pto.srcs` (the

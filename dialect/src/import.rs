@@ -62,7 +62,7 @@ fn import_functions(
         next = op.next_in_block();
         let name = op_name(&op);
         if name.starts_with("ml_program.") {
-            // Module-level state (torch-mlir's seed global) feeds no kernel (design §11).
+            // Module-level state (torch-mlir's seed global) feeds no kernel (README, linalg-on-tensors input).
             continue;
         }
         if let (true, Some(normalised)) = (programs.contains(&op.to_raw().ptr), &normalised) {

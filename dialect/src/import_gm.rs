@@ -1,4 +1,4 @@
-//! Import `func.func` kernels over global memory (design §10) into [`GmKernel`]s.
+//! Import `func.func` kernels over global memory (README, Kernels over global memory) into [`GmKernel`]s.
 //!
 //! A function is a GM kernel when an argument is a memref or a scalar, or when its body holds
 //! `pto.tload`, `pto.tstore`, `scf` or `arith` ops ([`is_gm_kernel`]); every other function stays

@@ -1,4 +1,4 @@
-//! Import linalg-on-tensors functions (design §11) into [`Program`]s.
+//! Import linalg-on-tensors functions (README, linalg-on-tensors input) into [`Program`]s.
 //!
 //! A `func.func` is a linalg program when a value of its signature is a tensor or its body holds
 //! `linalg.*` or `tensor.*` ops ([`is_linalg_program`]). Before import, the module goes through

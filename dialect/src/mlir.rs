@@ -90,7 +90,7 @@ impl Frontend {
     pub fn new() -> Frontend {
         // Single-threaded: ptoc parses one file at a time and a thread pool only costs start-up.
         let context = Context::new_with_threading(false);
-        // func, and what GM kernels use besides pto (design §10): scf loops and arith scalars.
+        // func, and what GM kernels use besides pto (README, Kernels over global memory): scf loops and arith scalars.
         for (handle, name) in [
             (DialectHandle::func(), "func"),
             (DialectHandle::scf(), "scf"),
@@ -99,7 +99,7 @@ impl Frontend {
             handle.register_dialect(&context);
             context.get_or_load_dialect(name);
         }
-        // What linalg-on-tensors input uses (design §11), with the interface models its
+        // What linalg-on-tensors input uses (README, linalg-on-tensors input), with the interface models its
         // normalisation needs: registered, not loaded (the parser loads a registered dialect
         // when it first meets one of its ops), so pto-only input does not build their tables.
         let registry = DialectRegistry::new();

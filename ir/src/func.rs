@@ -240,9 +240,9 @@ impl Function {
 pub struct Module {
     /// Straight-line tile kernels.
     pub functions: Vec<Function>,
-    /// Kernels over global memory, with loops (design §10).
+    /// Kernels over global memory, with loops (README, Kernels over global memory).
     pub gm_kernels: Vec<crate::gm::GmKernel>,
-    /// linalg-on-tensors programs not yet converted (design §11); `convert-linalg-to-pto`
+    /// linalg-on-tensors programs not yet converted (README, linalg-on-tensors input); `convert-linalg-to-pto`
     /// turns each into a GM kernel.
     pub linalg: Vec<crate::linalg::Program>,
 }

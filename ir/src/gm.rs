@@ -1,5 +1,5 @@
 //! GM kernels: functions over global-memory tensors (`memref`), scalars and tiles, with
-//! structured loops (design §10).
+//! structured loops (README, Kernels over global memory).
 //!
 //! A straight-line tile kernel is a [`Function`](crate::Function): one DAG of tile ops. A GM
 //! kernel adds what a DAG cannot say: values that are not tiles (memrefs, `index` and element

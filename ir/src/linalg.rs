@@ -1,4 +1,4 @@
-//! linalg-on-tensors programs (design §11), as the front end hands them over after upstream
+//! linalg-on-tensors programs (README, linalg-on-tensors input), as the front end hands them over after upstream
 //! normalisation: every structured op is a `linalg.generic` (named ops are generalised, fills
 //! are generics with a scalar input), unit dimensions are folded, and the function-level ops
 //! left are constants, `tensor.empty`, reshapes and generics.

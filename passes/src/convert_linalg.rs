@@ -1,4 +1,4 @@
-//! `convert-linalg-to-pto`: a linalg-on-tensors program (design §11) becomes a GM kernel of
+//! `convert-linalg-to-pto`: a linalg-on-tensors program (README, linalg-on-tensors input) becomes a GM kernel of
 //! `pto.tload` → tile ops → `pto.tstore` loops that computes exactly what the program means.
 //!
 //! **Roles.** Every tensor of a program is one of: the full `M×N` grid (the iteration domain of

@@ -1,4 +1,4 @@
-//! GM kernels (design §10) in the tile passes: each block's tile ops as a [`Function`] DAG, so
+//! GM kernels (README, Kernels over global memory) in the tile passes: each block's tile ops as a [`Function`] DAG, so
 //! `pto-verify`, `pto-infer-shapes` and `pto-fuse` apply their per-function code unchanged, and
 //! the bounds analysis of `pto.tload`/`pto.tstore` rectangles.
 //!

@@ -1,4 +1,4 @@
-//! `pto-allocate` on GM kernels (design §10): SizeCodes, hands and source codes for every tile of
+//! `pto-allocate` on GM kernels (README, Kernels over global memory): SizeCodes, hands and source codes for every tile of
 //! a kernel with loops, under either target profile (docs/isa.md §9 decisions 1–2, §17).
 //!
 //! The same words run every iteration, so a B.IOT source code must name the same value at every

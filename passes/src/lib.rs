@@ -44,10 +44,10 @@ pub struct Options {
     /// How the target names tiles (`--target-profile`, docs/isa.md §9 decisions 1–2).
     pub target_profile: NamingModel,
     /// `--assume-no-nans`: linalg's NaN-propagating `maximumf`/`minimumf` may lower to the
-    /// ISA's MAX/MIN, which return the number (design §11; fastmath `nnan` does the same per op).
+    /// ISA's MAX/MIN, which return the number (README, linalg-on-tensors input; fastmath `nnan` does the same per op).
     pub assume_no_nans: bool,
     /// `--allow-reassociation`: a float sum or product may fold its init in after the ISA's
-    /// fold, which reassociates it (design §11).
+    /// fold, which reassociates it (README, linalg-on-tensors input).
     pub allow_reassociation: bool,
 }
 
@@ -109,7 +109,7 @@ pub trait Pass: Send {
     fn description(&self) -> &'static str;
     /// Run on one function; errors are reported at their source locations.
     fn run(&self, func: &mut Function, ctx: &mut PassContext) -> Result<(), Vec<Diagnostic>>;
-    /// Run on one GM kernel (design §10). A pass that has not been taught GM kernels refuses
+    /// Run on one GM kernel (README, Kernels over global memory). A pass that has not been taught GM kernels refuses
     /// them at the kernel's location rather than passing them through unchecked.
     fn run_gm(&self, kernel: &mut GmKernel, _ctx: &mut PassContext) -> Result<(), Vec<Diagnostic>> {
         Err(vec![Diagnostic::error(
@@ -120,7 +120,7 @@ pub trait Pass: Send {
             ),
         )])
     }
-    /// Convert a linalg-on-tensors program (design §11) into the GM kernel that replaces it;
+    /// Convert a linalg-on-tensors program (README, linalg-on-tensors input) into the GM kernel that replaces it;
     /// `None` from every pass but the conversion, which leaves programs to it.
     fn convert_linalg(
         &self,

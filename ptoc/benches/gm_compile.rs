@@ -1,4 +1,4 @@
-//! Compile time of a GM kernel with a 256-iteration loop (design §10): pto-allocate's GM path
+//! Compile time of a GM kernel with a 256-iteration loop (README, Kernels over global memory): pto-allocate's GM path
 //! and the lowering to scalar blocks and bundles, through the driver. The kernel is built in
 //! Rust (`ptoc_ir::gm_build`), so the timing excludes MLIR parsing.
 

@@ -509,7 +509,7 @@ impl Driver {
 /// straight-line functions through [`verify_kernel`], GM kernels through
 /// [`verify_compiled_gm_kernel`], linalg programs (still unconverted in the reference) through
 /// [`verify_compiled_linalg_kernel`] under `linalg`. `kernels` is in [`Driver::lower`]'s order:
-/// the functions' kernels first, then the GM kernels' (design §10), then those converted from
+/// the functions' kernels first, then the GM kernels' (README, Kernels over global memory), then those converted from
 /// linalg programs (which the conversion appends). A GM kernel's `index` scalar named in
 /// `index_values` takes that value in every trial, any other is 0 (a random loop bound could run
 /// for hours); [`index_scalar_names`] lists the names.

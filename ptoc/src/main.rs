@@ -160,7 +160,7 @@ struct CompileArgs {
     debug_info: bool,
 }
 
-/// The options that let linalg input (design §11) compile to less exact code, each named like
+/// The options that let linalg input (README, linalg-on-tensors input) compile to less exact code, each named like
 /// its MLIR counterpart.
 #[derive(Args, Debug, Clone, Copy)]
 struct Semantics {

@@ -145,7 +145,7 @@ fn evaluate_op(op: &Op, operands: &[&Tile], result_ty: &TileType) -> Result<(Til
     evaluate_tile_op(op.info, op.control, cmode, operands, None, result_ty)
 }
 
-/// A catalogue op of a GM kernel (design §10) on its tile sources and, for a tile-scalar op,
+/// A catalogue op of a GM kernel (README, Kernels over global memory) on its tile sources and, for a tile-scalar op,
 /// its scalar's raw bits; its attributes give TCMP's relation. The GM reference evaluator
 /// ([`crate::reference_gm`]) calls this for every tile op.
 pub fn evaluate_kernel_op(

@@ -1,4 +1,4 @@
-//! The reference evaluator of GM kernels (design §10): runs a verified [`GmKernel`] on GM
+//! The reference evaluator of GM kernels (README, Kernels over global memory): runs a verified [`GmKernel`] on GM
 //! buffers and scalars, loops included, on the tile types as written — the meaning `ptoc verify`
 //! compares compiled GM kernels against.
 //!
