@@ -32,17 +32,24 @@ pub(crate) fn is_gm_kernel(op: &OperationRef) -> bool {
     let non_tile_arg = (0..block.argument_count())
         .filter_map(|i| block.argument(i).ok())
         .any(|a| !a.r#type().to_string().starts_with("!pto.tile"));
+    if non_tile_arg {
+        return true;
+    }
     let mut next = block.first_operation();
-    let mut gm_op = false;
     while let Some(inner) = next {
         next = inner.next_in_block();
-        let name = op_name(&inner);
-        gm_op |= name == "pto.tload"
+        // Borrowed, not op_name: this runs over every op of every tile kernel.
+        let name = inner.name();
+        let name = name.as_string_ref().as_str().unwrap_or("");
+        if name == "pto.tload"
             || name == "pto.tstore"
             || name.starts_with("scf.")
-            || name.starts_with("arith.");
+            || name.starts_with("arith.")
+        {
+            return true;
+        }
     }
-    non_tile_arg || gm_op
+    false
 }
 
 /// The ops a GM kernel may hold besides catalogue tile ops, for "supported are" messages.

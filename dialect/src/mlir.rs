@@ -1,7 +1,7 @@
-//! One MLIR context, configured for ptoc: the `func`, `scf` and `arith` dialects loaded, those of
-//! linalg-on-tensors input (`linalg`, `tensor`, `math`, `ml_program`) registered for the parser to
-//! load on demand, unregistered dialects (`pto`) allowed, and every MLIR diagnostic captured as a
-//! located [`Diagnostic`].
+//! One MLIR context, configured for ptoc: the `func` dialect loaded, those of GM kernels (`scf`,
+//! `arith`) and of linalg-on-tensors input (`linalg`, `tensor`, `math`, `ml_program`) registered
+//! for the parser to load on demand, unregistered dialects (`pto`) allowed, and every MLIR
+//! diagnostic captured as a located [`Diagnostic`].
 //!
 //! Buffers are parsed from memory, nothing is written to disk: `parse_named.cpp` (next to this
 //! crate's sources) calls `mlir::parseSourceString<ModuleOp>`, which wraps top-level ops in an
@@ -90,20 +90,19 @@ impl Frontend {
     pub fn new() -> Frontend {
         // Single-threaded: ptoc parses one file at a time and a thread pool only costs start-up.
         let context = Context::new_with_threading(false);
-        // func, and what GM kernels use besides pto (README, Kernels over global memory): scf loops and arith scalars.
-        for (handle, name) in [
-            (DialectHandle::func(), "func"),
-            (DialectHandle::scf(), "scf"),
-            (DialectHandle::arith(), "arith"),
-        ] {
-            handle.register_dialect(&context);
-            context.get_or_load_dialect(name);
-        }
-        // What linalg-on-tensors input uses (README, linalg-on-tensors input), with the interface models its
-        // normalisation needs: registered, not loaded (the parser loads a registered dialect
-        // when it first meets one of its ops), so pto-only input does not build their tables.
+        DialectHandle::func().register_dialect(&context);
+        context.get_or_load_dialect("func");
+        // What GM kernels use besides pto (README, Kernels over global memory: scf loops, arith
+        // scalars) and what linalg-on-tensors input uses (README, linalg-on-tensors input), with
+        // the interface models its normalisation needs: registered, not loaded. The parser loads
+        // a registered dialect when it first meets one of its ops, so input without them does
+        // not build their op tables (loading scf and arith up front cost every run 0.7M
+        // instructions, and every type printed or dialect looked up after that a little more).
         let registry = DialectRegistry::new();
-        for handle in linalg_dialects() {
+        for handle in [DialectHandle::scf(), DialectHandle::arith()]
+            .into_iter()
+            .chain(linalg_dialects())
+        {
             handle.insert_dialect(&registry);
         }
         // SAFETY: the registry is live; the call only adds extension entries to it.
