@@ -14,6 +14,7 @@ use melior::ir::attribute::{
 use melior::ir::block::{BlockLike, BlockRef};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::RegionLike;
+use melior::ir::TypeLike;
 use melior::ir::ValueLike;
 use melior::ir::{Attribute, Identifier, Module, Value};
 use ptoc_ir::{control_attrs, Attr, Diagnostic, Function, Location, Source, TileType, ValueId};
@@ -173,7 +174,7 @@ pub(crate) fn tile_type(
     loc: &Location,
     what: &str,
 ) -> Result<TileType, Diagnostic> {
-    let text = ty.to_string();
+    let text = type_text(ty);
     if !text.starts_with("!pto.tile") {
         return Err(Diagnostic::error(
             loc.clone(),
@@ -188,6 +189,31 @@ pub(crate) fn tile_type(
             format!("malformed tile type '{text}' of {what}: {e}"),
         )
     })
+}
+
+/// `ty` as MLIR prints it. A `!pto.tile<…>` type (one per op result) is an opaque type whose
+/// data MLIR prints verbatim after `!pto.` (the pretty form, for data of the shape
+/// `name<…>`), so its text is built from the data without running MLIR's printer, which cost
+/// about 5000 instructions a type.
+fn type_text(ty: melior::ir::Type) -> String {
+    let raw = ty.to_raw();
+    // SAFETY: plain queries on a live type; an opaque type's namespace and data are owned by
+    // its context, which outlives this call.
+    let (namespace, data) = unsafe {
+        if !mlir_sys::mlirTypeIsAOpaque(raw) {
+            return ty.to_string();
+        }
+        (
+            melior::StringRef::from_raw(mlir_sys::mlirOpaqueTypeGetDialectNamespace(raw)),
+            melior::StringRef::from_raw(mlir_sys::mlirOpaqueTypeGetData(raw)),
+        )
+    };
+    match (namespace.as_str(), data.as_str()) {
+        (Ok("pto"), Ok(data)) if data.starts_with("tile<") && data.ends_with('>') => {
+            format!("!pto.{data}")
+        }
+        _ => ty.to_string(),
+    }
 }
 
 fn import_function(
@@ -529,6 +555,31 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `type_text` is MLIR's own printing of every type: tile types of the pretty form (with
+    /// the spelling kept as written), pto types that are not tiles, and builtin types.
+    #[test]
+    fn type_text_is_what_mlir_prints() {
+        let frontend = Frontend::new();
+        let types = [
+            "!pto.tile<16x64xf32>",
+            "!pto.tile<1x8xi8>",
+            "!pto.tile< 4 x 8 x f16 >",
+            "!pto.tile<16x64xf32, pad = 1>",
+            "!pto.tile",
+            "!pto.other<2x2xf32>",
+            "!pto<\"tile x\">",
+            "f32",
+            "tensor<4x8xf32>",
+        ];
+        for text in types {
+            let ty = melior::ir::Type::parse(frontend.context(), text)
+                .unwrap_or_else(|| panic!("MLIR parses {text}"));
+            assert_eq!(type_text(ty), ty.to_string(), "{text}");
+        }
+        let fast = melior::ir::Type::parse(frontend.context(), "!pto.tile< 4 x 8 x f16 >").unwrap();
+        assert_eq!(type_text(fast), "!pto.tile< 4 x 8 x f16 >");
+    }
 
     #[test]
     fn names_come_from_the_source_text() {
