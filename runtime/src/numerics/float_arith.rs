@@ -6,6 +6,7 @@
 //! infinite become its canonical NaN (docs/isa.md §9 decision 7).
 
 use super::format::{Class, Format, Unpacked};
+use super::host_arith;
 use super::round::round_exact;
 use super::{Flags, DZ, NV};
 
@@ -77,16 +78,35 @@ fn add_unpacked(fmt: &Format, a: Unpacked, b: Unpacked) -> (u64, Flags) {
 }
 
 pub fn add(fmt: &Format, a: u64, b: u64) -> (u64, Flags) {
-    add_unpacked(fmt, fmt.unpack(a), fmt.unpack(b))
+    host_arith::try_add(fmt, a, b).unwrap_or_else(|| add_exact(fmt, a, b))
 }
 
 pub fn sub(fmt: &Format, a: u64, b: u64) -> (u64, Flags) {
+    host_arith::try_sub(fmt, a, b).unwrap_or_else(|| sub_exact(fmt, a, b))
+}
+
+pub fn mul(fmt: &Format, a: u64, b: u64) -> (u64, Flags) {
+    host_arith::try_mul(fmt, a, b).unwrap_or_else(|| mul_exact(fmt, a, b))
+}
+
+pub fn div(fmt: &Format, a: u64, b: u64) -> (u64, Flags) {
+    host_arith::try_div(fmt, a, b).unwrap_or_else(|| div_exact(fmt, a, b))
+}
+
+/// ADD in software (every format and operand).
+pub(super) fn add_exact(fmt: &Format, a: u64, b: u64) -> (u64, Flags) {
+    add_unpacked(fmt, fmt.unpack(a), fmt.unpack(b))
+}
+
+/// SUB in software.
+pub(super) fn sub_exact(fmt: &Format, a: u64, b: u64) -> (u64, Flags) {
     let mut nb = fmt.unpack(b);
     nb.negative = !nb.negative;
     add_unpacked(fmt, fmt.unpack(a), nb)
 }
 
-pub fn mul(fmt: &Format, a: u64, b: u64) -> (u64, Flags) {
+/// MUL in software.
+pub(super) fn mul_exact(fmt: &Format, a: u64, b: u64) -> (u64, Flags) {
     let (ua, ub) = (fmt.unpack(a), fmt.unpack(b));
     if let Some(r) = nan_result(fmt, &ua, &ub) {
         return r;
@@ -103,7 +123,8 @@ pub fn mul(fmt: &Format, a: u64, b: u64) -> (u64, Flags) {
     }
 }
 
-pub fn div(fmt: &Format, a: u64, b: u64) -> (u64, Flags) {
+/// DIV in software.
+pub(super) fn div_exact(fmt: &Format, a: u64, b: u64) -> (u64, Flags) {
     let (ua, ub) = (fmt.unpack(a), fmt.unpack(b));
     if let Some(r) = nan_result(fmt, &ua, &ub) {
         return r;

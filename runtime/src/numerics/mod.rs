@@ -10,6 +10,8 @@ pub mod compare;
 pub mod convert;
 pub(crate) mod exp;
 pub(crate) mod float_arith;
+/// Exact FP32/FP64 fast paths of `float_arith` on the host's IEEE arithmetic.
+pub(crate) mod host_arith;
 /// The float formats are ISA facts; the numerics work on their unpacked values.
 pub use ptoc_isa::float as format;
 pub(crate) mod integer;

@@ -154,8 +154,15 @@ pub(crate) fn round_to_integer(
     Some(shift_round(mant, -exp, negative, mode))
 }
 
-/// Round a binary64 value to `fmt` (one RNE rounding of the f64 value itself).
+/// Round a binary64 value to `fmt` (one RNE rounding of the f64 value itself). FP32 and FP64
+/// first try the host's exact narrowing ([`super::host_arith::try_narrow`]).
 pub fn round_f64(fmt: &Format, value: f64, known_inexact: bool) -> (u64, Flags) {
+    super::host_arith::try_narrow(fmt, value, known_inexact)
+        .unwrap_or_else(|| round_f64_exact(fmt, value, known_inexact))
+}
+
+/// [`round_f64`] in software (every format and value).
+pub(super) fn round_f64_exact(fmt: &Format, value: f64, known_inexact: bool) -> (u64, Flags) {
     let u = FP64.unpack(value.to_bits());
     match u.class {
         Class::Finite { mant, exp } => {
