@@ -1,5 +1,5 @@
 //! Exact fast paths for FP32 and FP64 ADD/SUB/MUL/DIV, and for rounding a binary64 value to
-//! them, on the host's IEEE 754 arithmetic.
+//! them or widening them to one, on the host's IEEE 754 arithmetic.
 //!
 //! Rust's `f32`/`f64` `+ - * /` are IEEE 754 operations rounded to nearest, ties to even (on
 //! x86-64 they are SSE2 instructions under the default MXCSR: RNE, no flush-to-zero, no
@@ -213,11 +213,26 @@ pub(super) fn try_narrow(fmt: &Format, value: f64, known_inexact: bool) -> Optio
     }
 }
 
+/// The binary64 value of an FP32 or FP64 element ([`super::round::to_f64`]): `f32 as f64` is
+/// exact for every non-NaN value (zeros, subnormals and infinities included); NaNs are left to
+/// the software path, which gives its own quiet NaN.
+#[inline(always)]
+pub(super) fn try_widen(fmt: &Format, bits: u64) -> Option<f64> {
+    let value = if *fmt == FP32 {
+        f32::from_carrier(bits) as f64
+    } else if *fmt == FP64 {
+        f64::from_carrier(bits)
+    } else {
+        return None;
+    };
+    (!value.is_nan()).then_some(value)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::float_arith::{add_exact, div_exact, mul_exact, sub_exact};
     use super::super::format::{HF32, TF32};
-    use super::super::round::round_f64_exact;
+    use super::super::round::{round_f64_exact, to_f64_exact};
     use super::super::{DZ, NV, OF, UF};
     use super::*;
     use proptest::prelude::*;
@@ -377,6 +392,20 @@ mod tests {
         #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
         #[test]
+        fn widening_matches_software(seed in any::<u64>()) {
+            let mut rng = Rng(seed);
+            for _ in 0..4096 {
+                let (a, b) = crafted(&mut rng, 8, 23);
+                let (c, _) = crafted(&mut rng, 11, 52);
+                for (fmt, bits) in [(&FP32, a), (&FP32, b), (&FP64, c), (&FP64, rng.next())] {
+                    if let Some(v) = try_widen(fmt, bits) {
+                        prop_assert_eq!(v.to_bits(), to_f64_exact(fmt, bits).to_bits());
+                    }
+                }
+            }
+        }
+
+        #[test]
         fn narrowing_matches_software(seed in any::<u64>()) {
             sweep_narrow(seed, 4096);
         }
@@ -423,6 +452,15 @@ mod tests {
         );
         assert_eq!(try_narrow(&FP32, 3.5e38, false), None);
         assert_eq!(try_narrow(&TF32, 1.0, false), None);
+        // Widening: FP32 subnormal, -0 and infinity exactly; NaNs and other formats fall back.
+        assert_eq!(try_widen(&FP32, 1), Some(2f64.powi(-149)));
+        assert_eq!(
+            try_widen(&FP32, 0x8000_0000).map(f64::to_bits),
+            Some(1 << 63)
+        );
+        assert_eq!(try_widen(&FP32, 0xFF80_0000), Some(f64::NEG_INFINITY));
+        assert_eq!(try_widen(&FP32, 0x7FC0_0000), None);
+        assert_eq!(try_widen(&TF32, 0x3F80_0000), None);
     }
 
     #[test]

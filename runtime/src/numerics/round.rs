@@ -175,8 +175,14 @@ pub(super) fn round_f64_exact(fmt: &Format, value: f64, known_inexact: bool) -> 
 }
 
 /// The exact binary64 value of a finite or infinite element (every supported format widens
-/// exactly into binary64); NaNs give a quiet NaN.
+/// exactly into binary64); NaNs give a quiet NaN. FP32 and FP64 widen on the host
+/// ([`super::host_arith::try_widen`]).
 pub fn to_f64(fmt: &Format, bits: u64) -> f64 {
+    super::host_arith::try_widen(fmt, bits).unwrap_or_else(|| to_f64_exact(fmt, bits))
+}
+
+/// [`to_f64`] in software (every format).
+pub(super) fn to_f64_exact(fmt: &Format, bits: u64) -> f64 {
     let u = fmt.unpack(bits);
     let magnitude = match u.class {
         Class::Zero => 0.0,
