@@ -17,7 +17,8 @@
 //! - NX is decided exactly by each op's own test, documented on it.
 //!
 //! Anything outside this domain returns `None` and the caller runs the software path
-//! (`float_arith`), which stays the reference; `tests/host_arith.rs` compares the two.
+//! (`float_arith`), which stays the reference; the tests below compare the two
+//! (about 10 million random and crafted operand pairs per run).
 
 use super::format::{Format, FP32, FP64};
 use super::{Flags, NX};
