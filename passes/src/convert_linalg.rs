@@ -1265,7 +1265,7 @@ impl Lower<'_> {
                     operands.push(self.body_value(b, st, g, args, eval, o, &op.loc)?);
                 }
                 b.at(op.loc.clone());
-                let s = self.scalar_op(b, st, op, &operands, g, args, eval)?;
+                let s = self.scalar_op(b, st, op, &operands)?;
                 eval.memo[i] = Some(s);
                 Ok(s)
             }
@@ -1273,21 +1273,16 @@ impl Lower<'_> {
     }
 
     /// One body op over symbols.
-    #[allow(clippy::too_many_arguments)]
     fn scalar_op(
         &self,
         b: &mut GmBuilder,
         st: &mut BlockState,
         op: &ptoc_ir::linalg::BodyOp,
         x: &[Sym],
-        g: &Generic,
-        args: &[ValueId],
-        eval: &mut BodyEval,
     ) -> Result<Sym, Diagnostic> {
         let loc = &op.loc;
         let dt = || tile_dtype(op.ty, loc);
         let no_nans = op.no_nans || self.options.assume_no_nans;
-        let _ = (g, args, eval);
         let s = match op.op {
             ScalarOp::Constant(bits) => Sym::Scalar {
                 src: ScalarSrc::Const(bits),
