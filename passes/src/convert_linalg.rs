@@ -113,6 +113,15 @@ impl Role {
         }
     }
 
+    /// The role a tile of this role's values has: a single element is broadcast into a
+    /// per-row tile (any layout would hold it; a column of the block's rows is the smallest).
+    fn in_tiles(self) -> Role {
+        match self {
+            Role::One => Role::Row,
+            other => other,
+        }
+    }
+
     /// The smallest role holding both.
     fn join(self, other: Role) -> Role {
         match (self, other) {
@@ -1108,11 +1117,7 @@ impl Lower<'_> {
         layout: Role,
         loc: &Location,
     ) -> Result<ValueId, Diagnostic> {
-        let layout = if layout == Role::One {
-            Role::Row
-        } else {
-            layout
-        };
+        let layout = layout.in_tiles();
         match s {
             Sym::Tile {
                 id, layout: have, ..
@@ -1170,6 +1175,28 @@ impl Lower<'_> {
                 "reads the elements of a tensor.empty, which are undefined",
             )),
         }
+    }
+
+    /// The layout a tile op over `syms` works in: the smallest holding them all, a scalar's
+    /// broadcast living in a per-row tile.
+    fn joined(syms: &[Sym]) -> Role {
+        syms.iter()
+            .fold(Role::One, |l, &s| l.join(Self::layout(s)))
+            .in_tiles()
+    }
+
+    /// A tile op without attributes whose result is a `dt` tile of `layout`.
+    fn tile(
+        &self,
+        b: &mut GmBuilder,
+        mnemonic: &str,
+        operands: &[ValueId],
+        layout: Role,
+        dt: DataType,
+    ) -> Sym {
+        let ty = self.tile_type(layout, dt);
+        let id = self.op(b, mnemonic, operands, ty, BTreeMap::new());
+        Sym::Tile { id, layout, dt }
     }
 
     fn layout(s: Sym) -> Role {
@@ -1378,27 +1405,18 @@ impl Lower<'_> {
             .or(sym_dtype(y))
             .ok_or_else(|| error(loc, "operands have no element type"))?;
         match (x, y) {
-            (Sym::Tile { id, layout, .. }, Sym::Scalar { src, .. }) => {
+            (Sym::Tile { id, layout, .. }, Sym::Scalar { src, .. })
+            | (Sym::Scalar { src, .. }, Sym::Tile { id, layout, .. })
+                if matches!(x, Sym::Tile { .. }) || kind.commutes() =>
+            {
                 let s = self.scalar(b, st, src, dt);
-                let r = self.op(b, ts, &[id, s], self.tile_type(layout, dt), BTreeMap::new());
-                Ok(Sym::Tile { id: r, layout, dt })
-            }
-            (Sym::Scalar { src, .. }, Sym::Tile { id, layout, .. }) if kind.commutes() => {
-                let s = self.scalar(b, st, src, dt);
-                let r = self.op(b, ts, &[id, s], self.tile_type(layout, dt), BTreeMap::new());
-                Ok(Sym::Tile { id: r, layout, dt })
+                Ok(self.tile(b, ts, &[id, s], layout, dt))
             }
             _ => {
-                let layout = Self::layout(x).join(Self::layout(y));
-                let layout = if layout == Role::One {
-                    Role::Row
-                } else {
-                    layout
-                };
+                let layout = Self::joined(&[x, y]);
                 let l = self.materialize(b, st, x, layout, loc)?;
                 let r = self.materialize(b, st, y, layout, loc)?;
-                let id = self.op(b, tt, &[l, r], self.tile_type(layout, dt), BTreeMap::new());
-                Ok(Sym::Tile { id, layout, dt })
+                Ok(self.tile(b, tt, &[l, r], layout, dt))
             }
         }
     }
@@ -1489,12 +1507,7 @@ impl Lower<'_> {
         nan: Sym,
         loc: &Location,
     ) -> Result<Sym, Diagnostic> {
-        let layout = Self::layout(r).join(Self::layout(v));
-        let layout = if layout == Role::One {
-            Role::Row
-        } else {
-            layout
-        };
+        let layout = Self::joined(&[r, v]);
         let dt = sym_dtype(r).ok_or_else(|| error(loc, "no element type"))?;
         let vt = self.materialize(b, st, v, layout, loc)?;
         let rt = self.materialize(b, st, r, layout, loc)?;
@@ -1506,14 +1519,7 @@ impl Lower<'_> {
             self.predicate_type(layout),
             cmode(CmpMode::Eq),
         );
-        let id = self.op(
-            b,
-            "TSEL",
-            &[p, rt, nt],
-            self.tile_type(layout, dt),
-            BTreeMap::new(),
-        );
-        Ok(Sym::Tile { id, layout, dt })
+        Ok(self.tile(b, "TSEL", &[p, rt, nt], layout, dt))
     }
 
     /// A one-source op (`dst` for TCVT's result type).
@@ -1528,19 +1534,9 @@ impl Lower<'_> {
     ) -> Result<Sym, Diagnostic> {
         let src_dt = sym_dtype(x).ok_or_else(|| error(loc, "operand has no element type"))?;
         let dt = dst.unwrap_or(src_dt);
-        let layout = match Self::layout(x) {
-            Role::One => Role::Row,
-            l => l,
-        };
+        let layout = Self::joined(&[x]);
         let t = self.materialize(b, st, x, layout, loc)?;
-        let id = self.op(
-            b,
-            mnemonic,
-            &[t],
-            self.tile_type(layout, dt),
-            BTreeMap::new(),
-        );
-        Ok(Sym::Tile { id, layout, dt })
+        Ok(self.tile(b, mnemonic, &[t], layout, dt))
     }
 
     /// `arith.cmpf`. The ISA's relations are false on NaN except NE (docs/isa.md §1.9), which
@@ -1598,12 +1594,7 @@ impl Lower<'_> {
         y: Sym,
         loc: &Location,
     ) -> Result<Sym, Diagnostic> {
-        let layout = Self::layout(x).join(Self::layout(y));
-        let layout = if layout == Role::One {
-            Role::Row
-        } else {
-            layout
-        };
+        let layout = Self::joined(&[x, y]);
         let l = self.materialize(b, st, x, layout, loc)?;
         let r = self.materialize(b, st, y, layout, loc)?;
         let id = self.op(b, "TCMP", &[l, r], self.predicate_type(layout), cmode(mode));
@@ -1652,14 +1643,7 @@ impl Lower<'_> {
         let (t, f) = if inverted { (y, x) } else { (x, y) };
         let t = self.materialize(b, st, t, layout, loc)?;
         let f = self.materialize(b, st, f, layout, loc)?;
-        let id = self.op(
-            b,
-            "TSEL",
-            &[p, t, f],
-            self.tile_type(layout, dt),
-            BTreeMap::new(),
-        );
-        Ok(Sym::Tile { id, layout, dt })
+        Ok(self.tile(b, "TSEL", &[p, t, f], layout, dt))
     }
 
     /// A reduction's `k`-th result. linalg folds `out = combine(e, out)` over the reduced loop
@@ -1721,18 +1705,7 @@ impl Lower<'_> {
             Axis::Cols => ("TROW", Role::Row),
             Axis::Rows => ("TCOL", Role::Col),
         };
-        let folded = self.op(
-            b,
-            &format!("{prefix}{name}"),
-            &[x],
-            self.tile_type(layout, dt),
-            BTreeMap::new(),
-        );
-        let mut r = Sym::Tile {
-            id: folded,
-            layout,
-            dt,
-        };
+        let mut r = self.tile(b, &format!("{prefix}{name}"), &[x], layout, dt);
         let propagates = matches!(combine.op, ScalarOp::MaximumF | ScalarOp::MinimumF);
         let no_nans = combine.no_nans || self.options.assume_no_nans;
         if propagates && !no_nans {
@@ -1763,18 +1736,7 @@ impl Lower<'_> {
                 self.tile_type(Role::Full, dt),
                 BTreeMap::new(),
             );
-            let nan_sum = self.op(
-                b,
-                &format!("{prefix}SUM"),
-                &[nan_only],
-                self.tile_type(layout, dt),
-                BTreeMap::new(),
-            );
-            let nan_sum = Sym::Tile {
-                id: nan_sum,
-                layout,
-                dt,
-            };
+            let nan_sum = self.tile(b, &format!("{prefix}SUM"), &[nan_only], layout, dt);
             // The sum is +0 or the canonical NaN (docs/isa.md §1.5), so it is its own NaN.
             r = self.keep_nan(b, st, r, nan_sum, nan_sum, loc)?;
         }
