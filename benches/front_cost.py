@@ -26,6 +26,9 @@ import subprocess
 import sys
 import tempfile
 
+# One reader of callgrind profiles for both cost scripts (this directory is on sys.path).
+from fuse_cost import inclusive
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -46,18 +49,6 @@ def count(profile_dir, name, command, stdin=None):
         sys.exit(f"{' '.join(command)} failed:\n{run.stderr}")
     total = int(re.search(r"Collected : (\d+)", run.stderr).group(1))
     return total, inclusive(profile, "quanta::instant::Instant::now")
-
-
-def inclusive(profile, function):
-    """Inclusive instructions of `function` (an exact symbol) in a callgrind profile, 0 if absent."""
-    out = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", profile],
-                         check=True, stdout=subprocess.PIPE, text=True).stdout
-    total = 0
-    for line in out.splitlines():
-        m = re.match(r"\s*([\d,]+)\s+\([^)]*\)\s+\S*?:(.*) \[", line)
-        if m and m.group(2) == function:
-            total += int(m.group(1).replace(",", ""))
-    return total
 
 
 def main():
