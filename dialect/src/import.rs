@@ -7,6 +7,7 @@
 //! dialects that ptoc cannot lower.
 
 use crate::import_linalg;
+use crate::mlir::{string_value, text};
 use crate::mlir::{Frontend, PARSE_STACK_BYTES};
 use melior::ir::attribute::{
     ArrayAttribute, BoolAttribute, DictionaryAttribute, IntegerAttribute, StringAttribute,
@@ -142,7 +143,7 @@ impl<'a> SourceLines<'a> {
 }
 
 pub(crate) fn op_name(op: &OperationRef) -> String {
-    op.name().as_string_ref().as_str().unwrap_or("").to_string()
+    text(op.name().as_string_ref()).into_owned()
 }
 
 /// The SSA name written at `loc` (`x` for `%x`, a block argument), if the source has one there.
@@ -208,8 +209,8 @@ fn type_text(ty: melior::ir::Type) -> String {
             melior::StringRef::from_raw(mlir_sys::mlirOpaqueTypeGetData(raw)),
         )
     };
-    match (namespace.as_str(), data.as_str()) {
-        (Ok("pto"), Ok(data)) if data.starts_with("tile<") && data.ends_with('>') => {
+    match (text(namespace).as_ref(), text(data).as_ref()) {
+        ("pto", data) if data.starts_with("tile<") && data.ends_with('>') => {
             format!("!pto.{data}")
         }
         _ => ty.to_string(),
@@ -288,8 +289,18 @@ fn function_parts<'c, 'a>(
         .attribute("sym_name")
         .ok()
         .and_then(|a| StringAttribute::try_from(a).ok())
-        .map(|s| s.value().to_string())
+        .map(string_value)
         .unwrap_or_default();
+    // A kernel is named after its function, as an ELF symbol (README, Output).
+    if sym.is_empty() || sym.contains('\0') {
+        return Err(Diagnostic::error(
+            loc,
+            format!(
+                "function name {sym:?} cannot name a kernel: a kernel's name is an ELF symbol, \
+                 which must be non-empty and free of NUL bytes"
+            ),
+        ));
+    }
     let block = op.region(0).ok().and_then(|r| r.first_block());
     let Some(block) = block else {
         return Err(Diagnostic::error(
@@ -337,7 +348,7 @@ fn function_arg_attrs(
 /// A string or integer attribute; other kinds are not part of the pto dialect.
 fn convert_attr(attr: Attribute) -> Option<Attr> {
     if let Ok(s) = StringAttribute::try_from(attr) {
-        return Some(Attr::Str(s.value().to_string()));
+        return Some(Attr::Str(string_value(s)));
     }
     IntegerAttribute::try_from(attr)
         .ok()
@@ -352,7 +363,7 @@ pub(crate) fn pto_attrs<'c>(
 ) -> BTreeMap<String, Attr> {
     let mut out = BTreeMap::new();
     for (name, value) in attrs {
-        let name = name.as_string_ref().as_str().unwrap_or("").to_string();
+        let name = text(name.as_string_ref()).into_owned();
         if !name.starts_with("pto.") {
             continue;
         }
@@ -456,9 +467,9 @@ pub(crate) fn tile_op_parts(
     // pto ops carry only pto.* attributes (allocation results); anything else would be lost.
     if let Some((other, _)) = op
         .attributes()
-        .find(|(n, _)| !n.as_string_ref().as_str().unwrap_or("").starts_with("pto."))
+        .find(|(n, _)| !text(n.as_string_ref()).starts_with("pto."))
     {
-        let other = other.as_string_ref().as_str().unwrap_or("").to_string();
+        let other = text(other.as_string_ref()).into_owned();
         return Err(Diagnostic::error(
             loc,
             format!("'{name}' has no attribute '{other}'; pto ops take only pto.* attributes such as pto.dst"),
@@ -467,7 +478,7 @@ pub(crate) fn tile_op_parts(
     let control = numeric_control(op, name, &loc)?;
     let mut errors = Vec::new();
     let is_control = |n: &Identifier| {
-        let n = n.as_string_ref().as_str().unwrap_or("");
+        let n = text(n.as_string_ref());
         n == control_attrs::RMODE || n == control_attrs::SAT
     };
     let attrs = pto_attrs(
@@ -492,7 +503,7 @@ fn numeric_control(
     if let Ok(attr) = op.attribute(control_attrs::RMODE) {
         let mode = StringAttribute::try_from(attr)
             .ok()
-            .and_then(|s| RoundingMode::from_name(s.value()));
+            .and_then(|s| RoundingMode::from_name(&string_value(s)));
         control.rmode = Some(mode.ok_or_else(|| {
             Diagnostic::error(
                 loc.clone(),

@@ -10,6 +10,7 @@ use crate::import::{
     op_name, pto_attrs, result_name_at, ssa_name_at, tile_op_parts, tile_type, unknown_op,
     SourceLines,
 };
+use crate::mlir::text;
 use crate::mlir::Frontend;
 use melior::ir::attribute::{FloatAttribute, IntegerAttribute};
 use melior::ir::block::{BlockLike, BlockRef};
@@ -40,7 +41,7 @@ pub(crate) fn is_gm_kernel(op: &OperationRef) -> bool {
         next = inner.next_in_block();
         // Borrowed, not op_name: this runs over every op of every tile kernel.
         let name = inner.name();
-        let name = name.as_string_ref().as_str().unwrap_or("");
+        let name = text(name.as_string_ref());
         if name == "pto.tload"
             || name == "pto.tstore"
             || name.starts_with("scf.")

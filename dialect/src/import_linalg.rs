@@ -17,6 +17,7 @@
 use crate::import::{op_name, ssa_name_at, SourceLines};
 use crate::import_gm::{attribute_bits, operand_ids, result_names};
 use crate::mlir::Frontend;
+use crate::mlir::{string_value, text};
 use melior::ir::attribute::{
     ArrayAttribute, AttributeLike, DenseElementsAttribute, DenseI32ArrayAttribute,
     IntegerAttribute, StringAttribute,
@@ -61,7 +62,7 @@ pub(crate) fn is_linalg_program(op: &OperationRef) -> bool {
         next = inner.next_in_block();
         // Borrowed, not op_name: this runs over every op of every function.
         let name = inner.name();
-        let name = name.as_string_ref().as_str().unwrap_or("");
+        let name = text(name.as_string_ref());
         if name.starts_with("linalg.")
             || name.starts_with("tensor.")
             || (name == "func.return" && inner.operands().any(|v| is_tensor(v.r#type())))
@@ -126,7 +127,7 @@ pub(crate) fn find_function<'c, 'a>(
             .attribute("sym_name")
             .ok()
             .and_then(|a| StringAttribute::try_from(a).ok())
-            .map(|s| s.value().to_string());
+            .map(string_value);
         if op_name(&op) == "func.func" && name.as_deref() == Some(sym) {
             return Some(op);
         }

@@ -218,7 +218,8 @@ fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
 fn convert_location(loc: MlirLocation, buffer: &State) -> Location {
     if loc.is_file_line_col_range() {
         let file = loc.file_line_col_range_filename();
-        let file = file.as_string_ref().as_str().unwrap_or("<invalid>");
+        let file = text(file.as_string_ref());
+        let file = file.as_ref();
         let line = loc.file_line_col_range_start_line() as u32;
         let col = loc.file_line_col_range_start_column() as u32;
         return if file == buffer.buffer_name {
@@ -271,6 +272,31 @@ fn convert_diagnostic(diag: &melior::diagnostic::Diagnostic, buffer: &State) -> 
         }
     }
     out
+}
+
+/// The text of an MLIR string (an identifier, a file name, a string attribute's value), with any
+/// bytes that are not UTF-8 replaced (MLIR strings may hold any bytes: `"\FF"`). melior's
+/// `StringRef::as_str` indexes the last byte, so it panics on an empty string, and
+/// `StringAttribute::value` unwraps the UTF-8 check: every string read from input goes through
+/// here instead.
+pub(crate) fn text(s: melior::StringRef<'_>) -> std::borrow::Cow<'_, str> {
+    let raw = s.to_raw();
+    if raw.length == 0 || raw.data.is_null() {
+        return std::borrow::Cow::Borrowed("");
+    }
+    // SAFETY: MLIR's string references point at `length` live bytes owned by the context.
+    let bytes = unsafe { std::slice::from_raw_parts(raw.data.cast::<u8>(), raw.length) };
+    // Like melior, drop a terminating NUL some C strings carry.
+    let bytes = bytes.strip_suffix(&[0]).unwrap_or(bytes);
+    String::from_utf8_lossy(bytes)
+}
+
+/// A string attribute's value, as [`text`] reads it.
+pub(crate) fn string_value(attr: melior::ir::attribute::StringAttribute<'_>) -> String {
+    use melior::ir::attribute::AttributeLike;
+    // SAFETY: a plain query on a live attribute; the string is owned by its context.
+    let raw = unsafe { mlir_sys::mlirStringAttrGetValue(attr.to_raw()) };
+    text(unsafe { melior::StringRef::from_raw(raw) }).into_owned()
 }
 
 #[cfg(test)]
