@@ -27,8 +27,8 @@
 use crate::{Options, Pass, PassContext};
 use ptoc_ir::gm_build::GmBuilder;
 use ptoc_ir::linalg::{
-    BodyValue, CmpFPredicate, CmpIPredicate, Elem, Generic, IteratorKind, LOpKind, LType, MapExpr,
-    Program, ScalarOp,
+    BodyOp, BodyValue, CmpFPredicate, CmpIPredicate, Elem, Generic, IteratorKind, LOp, LOpKind,
+    LType, MapExpr, Program, ScalarOp,
 };
 use ptoc_ir::Attr;
 use ptoc_ir::{
@@ -41,6 +41,12 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The PE mask of every kernel converted from a linalg program.
 pub const LINALG_PE_MASK: &str = "0001";
+
+/// On a kernel converted under `--allow-reassociation`: how many consecutive elements of a
+/// reduced line each float sum or product folds (from the ISA's start, +0 or 1) before the piece
+/// joins the running result (the init, then each earlier piece) through the combining op. A
+/// line no longer than this is one piece. `verify` reads the program with this meaning.
+pub const FOLD_PIECE_ATTR: &str = "pto.fold_piece";
 
 /// The largest tile the ISA allocates (docs/isa.md §3.3: 128 B to 64 KiB).
 pub const MAX_TILE_BYTES: u64 = 64 << 10;
@@ -162,7 +168,19 @@ struct Analysis {
     live: HashSet<ValueId>,
 }
 
-/// Convert one program; the first problem is reported at the op that has it.
+impl Analysis {
+    /// The grid axes generic `index` (`g`) reduces over.
+    fn reduced(&self, index: usize, g: &Generic) -> Vec<Axis> {
+        let axes = self.axes.get(&index).map_or(&[][..], |x| &x[..]);
+        g.iterators
+            .iter()
+            .zip(axes)
+            .filter(|(it, _)| **it == IteratorKind::Reduction)
+            .map(|(_, &a)| a)
+            .collect()
+    }
+}
+
 /// Convert one program: its kernel, and a remark at each op an option let the lowering change.
 pub fn convert(
     program: &Program,
@@ -174,7 +192,14 @@ pub fn convert(
     // tried once; the smallest one's refusal stands.
     let budgets = std::iter::successors(Some(MAX_TILE_BYTES), |b| (*b > 128).then_some(b / 2));
     for budget in budgets {
-        let plan = plan_blocks(program, &analysis, budget).map_err(|d| vec![d])?;
+        let plan = plan_blocks(program, &analysis, budget, options).map_err(|refusal| {
+            // Whole lines were tried and did not allocate: say why, under the refusal.
+            let why = last.iter().flat_map(|(_, e)| e);
+            let refusal = why.fold(refusal, |d, e| {
+                d.with_note(e.loc.clone(), format!("with whole lines: {}", e.message))
+            });
+            vec![refusal]
+        })?;
         if last.as_ref().is_some_and(|(p, _)| *p == plan) {
             continue;
         }
@@ -604,6 +629,10 @@ fn outer_captures(g: &Generic, outputs: &[usize]) -> Vec<ValueId> {
 struct Plan {
     block_rows: u32,
     block_cols: u32,
+    /// The reduced axis when its lines are folded in pieces: a block then spans `block_rows`
+    /// (`block_cols`) whole lines, walked in chunks of `block_cols` columns (`block_rows` rows)
+    /// by one loop per [`Stages`] pass.
+    chunked: Option<Axis>,
 }
 
 /// Bytes of an element of `elem` (predicates and indices never reach a tile of their own).
@@ -626,7 +655,15 @@ fn largest_divisor(n: u32, fits: impl Fn(u32) -> bool) -> u32 {
     divisors.filter(|&d| fits(d)).max().unwrap_or(1)
 }
 
-fn plan_blocks(program: &Program, a: &Analysis, budget: u64) -> Result<Plan, Diagnostic> {
+/// A plan for blocks of at most `budget` bytes a tile. A reduced line that fits the budget stays
+/// whole; one that does not is folded in chunks, where that is exact or `--allow-reassociation`
+/// accepts it ([`reassociated_folds`]).
+fn plan_blocks(
+    program: &Program,
+    a: &Analysis,
+    budget: u64,
+    options: &Options,
+) -> Result<Plan, Diagnostic> {
     let mut bytes = 1;
     for (&v, role) in &a.roles {
         if let (true, LType::Tensor(t)) = (a.live.contains(&v), program.ty(v)) {
@@ -635,41 +672,45 @@ fn plan_blocks(program: &Program, a: &Analysis, budget: u64) -> Result<Plan, Dia
             }
         }
     }
-    // Reductions: over columns (a per-row result) and over rows.
-    let (mut over_cols, mut over_rows) = (None, None);
-    for (i, op) in program.ops.iter().enumerate() {
-        let LOpKind::Generic(g) = &op.kind else {
-            continue;
-        };
-        if !op.results.iter().any(|r| a.live.contains(r)) {
-            continue;
-        }
-        let axes = a.axes.get(&i).map_or(&[][..], |x| &x[..]);
-        for (d, it) in g.iterators.iter().enumerate() {
-            match (it, axes.get(d)) {
-                (IteratorKind::Reduction, Some(Axis::Cols)) => {
-                    over_cols = over_cols.or(Some(&op.loc))
-                }
-                (IteratorKind::Reduction, Some(Axis::Rows)) => {
-                    over_rows = over_rows.or(Some(&op.loc))
-                }
-                _ => {}
-            }
-        }
-    }
+    let first_fold = |axis| folds(program, a, axis).next().map(|(op, _)| &op.loc);
     let (m, n) = (a.rows, a.cols);
     let tile = |r: u32, c: u32| u64::from(r) * physical_cols(c) * bytes;
-    let too_big = |loc: &Location, what: &str, need: u64| {
-        error(
-            loc,
-            format!(
-                "this reduction folds {what} of the {m}x{n} grid, which needs a {need}-byte tile; \
-                 the largest tile is {MAX_TILE_BYTES} bytes and folding in pieces would \
-                 reassociate the sum"
-            ),
-        )
+    // The block of the most elements within the budget, widest first (a row of a tile is
+    // contiguous in GM and in the tile).
+    let widest = |budget: u64| {
+        let block_cols = largest_divisor(n, |c| tile(1, c) <= budget);
+        Plan {
+            block_rows: largest_divisor(m, |r| tile(r, block_cols) <= budget),
+            block_cols,
+            chunked: None,
+        }
     };
-    let plan = match (over_cols, over_rows) {
+    // A line of the reduced axis too wide for the budget: refused where chunking reassociates.
+    let chunkable = |axis: Axis, line: u64| -> Result<(), Diagnostic> {
+        let refused = reassociated_folds(program, a, axis).next();
+        let Some((op, combine)) = refused.filter(|_| !options.allow_reassociation) else {
+            return Ok(());
+        };
+        let what = if axis == Axis::Cols { "row" } else { "column" };
+        let why = if line > MAX_TILE_BYTES {
+            format!("needs a {line}-byte tile, and the largest tile is {MAX_TILE_BYTES} bytes")
+        } else {
+            format!(
+                "needs a {line}-byte tile, and the kernel's tiles do not all fit beside tiles of \
+                 whole {what}s"
+            )
+        };
+        Err(error(
+            &op.loc,
+            format!(
+                "this {} folds each {what} of the {m}x{n} grid, which {why}; folding a {what} in \
+                 pieces reassociates the {}: pass --allow-reassociation to accept that",
+                fold_name(combine.op),
+                fold_name(combine.op),
+            ),
+        ))
+    };
+    let plan = match (first_fold(Axis::Cols), first_fold(Axis::Rows)) {
         (Some(_), Some(loc)) => {
             if tile(m, n) > MAX_TILE_BYTES {
                 return Err(error(
@@ -684,38 +725,95 @@ fn plan_blocks(program: &Program, a: &Analysis, budget: u64) -> Result<Plan, Dia
             Plan {
                 block_rows: m,
                 block_cols: n,
+                chunked: None,
             }
         }
-        (Some(loc), None) => {
-            if tile(1, n) > MAX_TILE_BYTES {
-                return Err(too_big(loc, "each row", tile(1, n)));
-            }
-            let budget = budget.max(tile(1, n));
+        (Some(_), None) if tile(1, n) <= budget => Plan {
+            block_rows: largest_divisor(m, |r| tile(r, n) <= budget),
+            block_cols: n,
+            chunked: None,
+        },
+        (None, Some(_)) if tile(m, 1) <= budget => Plan {
+            block_rows: m,
+            block_cols: largest_divisor(n, |c| tile(m, c) <= budget),
+            chunked: None,
+        },
+        (Some(_), None) => {
+            chunkable(Axis::Cols, tile(1, n))?;
             Plan {
-                block_rows: largest_divisor(m, |r| tile(r, n) <= budget),
-                block_cols: n,
+                chunked: Some(Axis::Cols),
+                ..widest(budget)
             }
         }
-        (None, Some(loc)) => {
-            if tile(m, 1) > MAX_TILE_BYTES {
-                return Err(too_big(loc, "each column", tile(m, 1)));
-            }
-            let budget = budget.max(tile(m, 1));
+        (None, Some(_)) => {
+            chunkable(Axis::Rows, tile(m, 1))?;
             Plan {
-                block_rows: m,
-                block_cols: largest_divisor(n, |c| tile(m, c) <= budget),
+                chunked: Some(Axis::Rows),
+                ..widest(budget)
             }
         }
-        (None, None) => {
-            let block_cols = largest_divisor(n, |c| tile(1, c) <= budget);
-            let block_rows = largest_divisor(m, |r| tile(r, block_cols) <= budget);
-            Plan {
-                block_rows,
-                block_cols,
-            }
-        }
+        (None, None) => widest(budget),
     };
     Ok(plan)
+}
+
+/// The live generics that reduce over `axis`.
+fn folds<'p>(
+    program: &'p Program,
+    a: &'p Analysis,
+    axis: Axis,
+) -> impl Iterator<Item = (&'p LOp, &'p Generic)> + 'p {
+    program.ops.iter().enumerate().filter_map(move |(i, op)| {
+        let LOpKind::Generic(g) = &op.kind else {
+            return None;
+        };
+        let live = op.results.iter().any(|r| a.live.contains(r));
+        (live && a.reduced(i, g).contains(&axis)).then_some((op, g))
+    })
+}
+
+/// The reductions over `axis` whose pieces would not combine exactly: float sums and products.
+/// Max and min pick an element of the set (NaN rules included, any grouping picks the same), and
+/// integer sums and products wrap, so folding their lines in pieces and combining the pieces'
+/// results with the same op gives linalg's sequential fold bit for bit.
+fn reassociated_folds<'p>(
+    program: &'p Program,
+    a: &'p Analysis,
+    axis: Axis,
+) -> impl Iterator<Item = (&'p LOp, &'p BodyOp)> + 'p {
+    folds(program, a, axis).flat_map(move |(op, g)| {
+        (0..op.results.len())
+            .filter(|&k| a.live.contains(&op.results[k]))
+            .filter_map(|k| combiner(g, k).map(|(c, _)| c))
+            .filter(|c| matches!(c.op, ScalarOp::AddF | ScalarOp::MulF))
+            .map(move |c| (op, c))
+    })
+}
+
+/// What a reduction's combining op computes, for messages.
+fn fold_name(op: ScalarOp) -> &'static str {
+    match op {
+        ScalarOp::AddF | ScalarOp::AddI => "sum",
+        ScalarOp::MulF | ScalarOp::MulI => "product",
+        ScalarOp::MaximumF | ScalarOp::MaxNumF | ScalarOp::MaxSI | ScalarOp::MaxUI => "maximum",
+        _ => "minimum",
+    }
+}
+
+/// Result `k`'s combining op `combine(value, accumulator)` and the value it folds in, when the
+/// body has that shape.
+fn combiner(g: &Generic, k: usize) -> Option<(&BodyOp, BodyValue)> {
+    let acc = BodyValue::Arg(g.inputs.len() + k);
+    let BodyValue::Op(ci) = *g.body.yields.get(k)? else {
+        return None;
+    };
+    let combine = g.body.ops.get(ci)?;
+    let e = match combine.operands.as_slice() {
+        [e, a] if *a == acc => *e,
+        [a, e] if *a == acc => *e,
+        _ => return None,
+    };
+    Some((combine, e))
 }
 
 /// A scalar the kernel holds: a constant's bits or a kernel value.
@@ -784,6 +882,8 @@ struct Lower<'p> {
     a: &'p Analysis,
     plan: &'p Plan,
     options: &'p Options,
+    /// The passes of a chunked plan.
+    stages: Option<Stages>,
     /// Program argument → kernel argument (memref or scalar).
     kernel_args: HashMap<ValueId, ValueId>,
     /// Remarks (one per op and message, though a block is lowered more than once).
@@ -802,6 +902,123 @@ struct BlockState {
     syms: HashMap<ValueId, Sym>,
     /// The kernel scalars holding constants, in order of first use (made before the loops).
     consts: Constants,
+    /// In a chunk loop: the running result of each reduction the loop folds, by result value
+    /// (the chunk's fold is combined with it instead of the init).
+    accumulators: HashMap<ValueId, Sym>,
+}
+
+impl BlockState {
+    fn new((row, col, zero): (ValueId, ValueId, ValueId), consts: Constants) -> BlockState {
+        BlockState {
+            row,
+            col,
+            zero,
+            syms: HashMap::new(),
+            consts,
+            accumulators: HashMap::new(),
+        }
+    }
+}
+
+/// The order in which a chunked plan ([`Plan::chunked`]) computes a program. Each reduction over
+/// the chunked axis (a *fold*) needs every chunk of its lines before its result exists, so the
+/// chunks are walked once per *pass*: pass `p` folds the reductions `p - 1` folds deep, and a
+/// last pass computes and stores the grid results. Per-line values (of the line role, or one
+/// value everywhere) are made once per block, before the first pass that can read them.
+struct Stages {
+    /// Per op: the pass that folds it (folds only).
+    fold_pass: Vec<Option<u32>>,
+    /// Per op: whether it is made once per block rather than in a chunk loop.
+    per_line: Vec<bool>,
+    /// Per op: the folds on its deepest input path (the passes that must run before it).
+    depth: Vec<u32>,
+    /// The number of fold passes (the store pass comes after them).
+    passes: u32,
+    /// The op defining each value.
+    defined_by: HashMap<ValueId, usize>,
+    /// The role of the per-line values.
+    line: Role,
+}
+
+impl Stages {
+    fn new(program: &Program, a: &Analysis, axis: Axis) -> Stages {
+        let line = match axis {
+            Axis::Cols => Role::Row,
+            Axis::Rows => Role::Col,
+        };
+        let n = program.ops.len();
+        let mut stages = Stages {
+            fold_pass: vec![None; n],
+            per_line: vec![false; n],
+            depth: vec![0; n],
+            passes: 0,
+            defined_by: HashMap::new(),
+            line,
+        };
+        let mut value_depth: HashMap<ValueId, u32> = HashMap::new();
+        for (i, op) in program.ops.iter().enumerate() {
+            let depth = op
+                .operands
+                .iter()
+                .filter_map(|v| value_depth.get(v))
+                .max()
+                .copied()
+                .unwrap_or(0);
+            let folds = match &op.kind {
+                LOpKind::Generic(g) => a.reduced(i, g).contains(&axis),
+                _ => false,
+            };
+            let out = if folds { depth + 1 } else { depth };
+            if folds {
+                stages.fold_pass[i] = Some(out);
+                stages.passes = stages.passes.max(out);
+            }
+            stages.per_line[i] = !folds
+                && op.results.iter().all(|&r| {
+                    is_splat(program, r)
+                        || matches!(a.roles.get(&r), None | Some(&Role::One))
+                        || a.roles.get(&r) == Some(&line)
+                });
+            stages.depth[i] = depth;
+            for &r in &op.results {
+                value_depth.insert(r, out);
+                stages.defined_by.insert(r, i);
+            }
+        }
+        stages
+    }
+
+    /// The chunk-level ops (in program order) that `targets` need and `st` does not hold yet;
+    /// a fold of `pass` reads its accumulator instead of its init.
+    fn chunk_ops(
+        &self,
+        program: &Program,
+        st: &BlockState,
+        targets: &[ValueId],
+        pass: u32,
+    ) -> Vec<usize> {
+        let mut needed = vec![false; program.ops.len()];
+        let mut stack: Vec<ValueId> = targets.to_vec();
+        while let Some(v) = stack.pop() {
+            if st.syms.contains_key(&v) {
+                continue;
+            }
+            let Some(&i) = self.defined_by.get(&v) else {
+                continue;
+            };
+            if std::mem::replace(&mut needed[i], true) || self.per_line[i] {
+                continue;
+            }
+            let op = &program.ops[i];
+            match &op.kind {
+                LOpKind::Generic(g) if self.fold_pass[i] == Some(pass) => stack.extend(&g.inputs),
+                _ => stack.extend(&op.operands),
+            }
+        }
+        (0..needed.len())
+            .filter(|&i| needed[i] && !self.per_line[i])
+            .collect()
+    }
 }
 
 fn emit(
@@ -816,9 +1033,28 @@ fn emit(
         a,
         plan,
         options,
+        stages: plan.chunked.map(|axis| Stages::new(program, a, axis)),
         kernel_args: HashMap::new(),
         remarks: Default::default(),
     };
+    if let Some(axis) = plan.chunked {
+        let (what, extent, piece) = match axis {
+            Axis::Cols => ("row", a.cols, plan.block_cols),
+            Axis::Rows => ("column", a.rows, plan.block_rows),
+        };
+        for (_, combine) in reassociated_folds(program, a, axis) {
+            lower.remark(Diagnostic::remark(
+                combine.loc.clone(),
+                format!(
+                    "--allow-reassociation: each {what}'s {} of {extent} elements is folded in \
+                     {} pieces of {piece}, and the pieces' results are combined in order; the \
+                     result may differ from linalg's sequential fold",
+                    fold_name(combine.op),
+                    extent / piece,
+                ),
+            ));
+        }
+    }
     for &arg in &program.args {
         let name = program
             .value(arg)
@@ -879,7 +1115,10 @@ fn emit(
             }
         }
     };
-    match (m / br > 1, n / bc > 1) {
+    // A chunked axis is walked inside the block, by its passes' loops.
+    let walk_rows = m / br > 1 && plan.chunked != Some(Axis::Rows);
+    let walk_cols = n / bc > 1 && plan.chunked != Some(Axis::Cols);
+    match (walk_rows, walk_cols) {
         (false, false) => body(&mut b, c0, c0),
         (true, false) => {
             let (ub, step) = (b.index(i64::from(m)), b.index(i64::from(br)));
@@ -918,10 +1157,28 @@ fn emit(
         ptoc_ir::alloc_attrs::PE_MASK.to_string(),
         Attr::Str(LINALG_PE_MASK.to_string()),
     );
+    if options.allow_reassociation {
+        let piece = match plan.chunked {
+            Some(Axis::Cols) => bc,
+            Some(Axis::Rows) => br,
+            None => m.max(n),
+        };
+        kernel
+            .attrs
+            .insert(FOLD_PIECE_ATTR.to_string(), Attr::Int(i64::from(piece)));
+    }
     Ok((kernel, lower.remarks.into_inner()))
 }
 
 impl Lower<'_> {
+    /// Reports `remark` once, though a block is lowered more than once.
+    fn remark(&self, remark: Diagnostic) {
+        let mut remarks = self.remarks.borrow_mut();
+        if !remarks.contains(&remark) {
+            remarks.push(remark);
+        }
+    }
+
     /// The memref a tensor of `role` lives in: the grid, a column (`M×1`) or a row (`1×N`).
     fn memref_type(
         &self,
@@ -965,55 +1222,196 @@ impl Lower<'_> {
     fn block(
         &self,
         b: &mut GmBuilder,
-        (row, col, zero): (ValueId, ValueId, ValueId),
+        at: (ValueId, ValueId, ValueId),
         outs: &[(ValueId, Role)],
         consts: Constants,
     ) -> Result<Constants, Diagnostic> {
-        let mut st = BlockState {
-            row,
-            col,
-            zero,
-            syms: HashMap::new(),
-            consts,
-        };
-        for (i, op) in self.program.ops.iter().enumerate() {
-            if !op.results.iter().any(|r| self.a.live.contains(r)) {
-                continue;
-            }
-            b.at(op.loc.clone());
-            match &op.kind {
-                LOpKind::Constant(bits) => {
-                    let r = op.results[0];
-                    let dt = match self.program.ty(r) {
-                        LType::Tensor(t) => tile_dtype(t.elem, &op.loc)?,
-                        LType::Scalar(e) => tile_dtype(*e, &op.loc)?,
-                    };
-                    st.syms.insert(
-                        r,
-                        Sym::Scalar {
-                            src: ScalarSrc::Const(*bits),
-                            dt,
-                        },
-                    );
-                }
-                LOpKind::Empty => {
-                    st.syms.insert(op.results[0], Sym::Undef);
-                }
-                LOpKind::Reshape => {
-                    let s = self.value(b, &mut st, op.operands[0], &op.loc)?;
-                    st.syms.insert(op.results[0], s);
-                }
-                LOpKind::Generic(g) => self.generic(b, &mut st, i, g, &op.results, &op.loc)?,
-            }
+        if let Some(stages) = &self.stages {
+            return self.chunked_block(b, stages, at, outs, consts);
         }
+        let mut st = BlockState::new(at, consts);
+        for i in 0..self.program.ops.len() {
+            self.lower_op(b, &mut st, i)?;
+        }
+        let results = self
+            .program
+            .results
+            .iter()
+            .copied()
+            .zip(outs.iter().copied());
+        self.store(b, &mut st, results)?;
+        Ok(st.consts)
+    }
+
+    /// Op `i`, if it is live.
+    fn lower_op(&self, b: &mut GmBuilder, st: &mut BlockState, i: usize) -> Result<(), Diagnostic> {
+        let op = &self.program.ops[i];
+        if !op.results.iter().any(|r| self.a.live.contains(r)) {
+            return Ok(());
+        }
+        b.at(op.loc.clone());
+        match &op.kind {
+            LOpKind::Constant(bits) => {
+                let r = op.results[0];
+                let dt = self.elem_dtype(r, &op.loc)?;
+                st.syms.insert(
+                    r,
+                    Sym::Scalar {
+                        src: ScalarSrc::Const(*bits),
+                        dt,
+                    },
+                );
+            }
+            LOpKind::Empty => {
+                st.syms.insert(op.results[0], Sym::Undef);
+            }
+            LOpKind::Reshape => {
+                let s = self.value(b, st, op.operands[0], &op.loc)?;
+                st.syms.insert(op.results[0], s);
+            }
+            LOpKind::Generic(g) => self.generic(b, st, i, g, &op.results, &op.loc)?,
+        }
+        Ok(())
+    }
+
+    /// Stores each `(result, (memref, role))` at the block's offsets.
+    fn store(
+        &self,
+        b: &mut GmBuilder,
+        st: &mut BlockState,
+        results: impl Iterator<Item = (ValueId, (ValueId, Role))>,
+    ) -> Result<(), Diagnostic> {
         b.at(self.program.loc.clone());
-        for (&r, &(mem, role)) in self.program.results.iter().zip(outs) {
-            let s = self.value(b, &mut st, r, &self.program.loc)?;
-            let tile = self.materialize(b, &mut st, s, role, &self.program.loc)?;
-            let (row, col) = self.offsets(&st, role);
+        for (r, (mem, role)) in results {
+            let s = self.value(b, st, r, &self.program.loc)?;
+            let tile = self.materialize(b, st, s, role, &self.program.loc)?;
+            let (row, col) = self.offsets(st, role);
             b.store(tile, mem, row, col);
         }
+        Ok(())
+    }
+
+    /// One block of whole lines whose reductions fold chunk by chunk, pass by pass ([`Stages`]).
+    /// Each fold pass is a loop over the chunks carrying one accumulator per fold; the last
+    /// pass stores the grid results chunk by chunk, and the per-line results are stored after it.
+    fn chunked_block(
+        &self,
+        b: &mut GmBuilder,
+        stages: &Stages,
+        at: (ValueId, ValueId, ValueId),
+        outs: &[(ValueId, Role)],
+        consts: Constants,
+    ) -> Result<Constants, Diagnostic> {
+        let axis = self.plan.chunked.unwrap_or(Axis::Cols);
+        let mut st = BlockState::new(at, consts);
+        let results = || {
+            self.program
+                .results
+                .iter()
+                .copied()
+                .zip(outs.iter().copied())
+        };
+        let mut made = vec![false; self.program.ops.len()];
+        for pass in 1..=stages.passes + 1 {
+            for (i, made) in made.iter_mut().enumerate() {
+                if stages.per_line[i] && stages.depth[i] < pass && !*made {
+                    *made = true;
+                    self.lower_op(b, &mut st, i)?;
+                }
+            }
+            // The folds of this pass (their live results), or the grid results to store.
+            let mut folds = Vec::new();
+            for (i, op) in self.program.ops.iter().enumerate() {
+                let LOpKind::Generic(g) = &op.kind else {
+                    continue;
+                };
+                if stages.fold_pass[i] != Some(pass) {
+                    continue;
+                }
+                for (k, &r) in op.results.iter().enumerate() {
+                    if self.a.live.contains(&r) {
+                        b.at(op.loc.clone());
+                        let init = self.value(b, &mut st, g.outputs[k], &op.loc)?;
+                        let dt = self.elem_dtype(r, &op.loc)?;
+                        let start = self.materialize(b, &mut st, init, stages.line, &op.loc)?;
+                        folds.push((r, start, dt));
+                    }
+                }
+            }
+            let stores: Vec<_> = if pass > stages.passes {
+                results()
+                    .filter(|(_, (_, role))| *role != stages.line)
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            if folds.is_empty() && stores.is_empty() {
+                continue;
+            }
+            let targets: Vec<ValueId> = folds
+                .iter()
+                .map(|f| f.0)
+                .chain(stores.iter().map(|s| s.0))
+                .collect();
+            let ops = stages.chunk_ops(self.program, &st, &targets, pass);
+            let starts: Vec<ValueId> = folds.iter().map(|f| f.1).collect();
+            let (extent, step) = match axis {
+                Axis::Cols => (self.a.cols, self.plan.block_cols),
+                Axis::Rows => (self.a.rows, self.plan.block_rows),
+            };
+            let (ub, step) = (b.index(i64::from(extent)), b.index(i64::from(step)));
+            let mut outcome = Ok(Vec::new());
+            let carried = b.for_loop(st.zero, ub, step, &starts, |b, chunk, accs| {
+                let (row, col) = match axis {
+                    Axis::Cols => (st.row, chunk),
+                    Axis::Rows => (chunk, st.col),
+                };
+                let mut cs = BlockState::new((row, col, st.zero), st.consts.clone());
+                cs.syms = st.syms.clone();
+                for (f, &acc) in folds.iter().zip(accs) {
+                    let (id, layout, dt) = (acc, stages.line, f.2);
+                    cs.accumulators.insert(f.0, Sym::Tile { id, layout, dt });
+                }
+                let mut body = || -> Result<Vec<ValueId>, Diagnostic> {
+                    for &i in &ops {
+                        self.lower_op(b, &mut cs, i)?;
+                    }
+                    self.store(b, &mut cs, stores.iter().copied())?;
+                    folds
+                        .iter()
+                        .map(|f| match cs.syms.get(&f.0) {
+                            Some(Sym::Tile { id, .. }) => Ok(*id),
+                            _ => Err(error(&self.program.loc, "a fold did not give a tile")),
+                        })
+                        .collect()
+                };
+                let yields = body();
+                let carried = yields.clone().unwrap_or_default();
+                outcome = yields.map(|_| cs.consts);
+                // A failed chunk still yields one value per accumulator.
+                if carried.len() == starts.len() {
+                    carried
+                } else {
+                    starts.clone()
+                }
+            });
+            st.consts = outcome?;
+            for (f, &id) in folds.iter().zip(&carried) {
+                let (layout, dt) = (stages.line, f.2);
+                st.syms.insert(f.0, Sym::Tile { id, layout, dt });
+            }
+        }
+        let per_line = results().filter(|(_, (_, role))| *role == stages.line);
+        self.store(b, &mut st, per_line)?;
         Ok(st.consts)
+    }
+
+    /// The tile type of a tensor value's elements.
+    fn elem_dtype(&self, v: ValueId, loc: &Location) -> Result<DataType, Diagnostic> {
+        match self.program.ty(v) {
+            LType::Tensor(t) => tile_dtype(t.elem, loc),
+            LType::Scalar(e) => tile_dtype(*e, loc),
+        }
     }
 
     fn offsets(&self, st: &BlockState, role: Role) -> (ValueId, ValueId) {
@@ -1216,14 +1614,7 @@ impl Lower<'_> {
         results: &[ValueId],
         loc: &Location,
     ) -> Result<(), Diagnostic> {
-        let axes = self.a.axes.get(&index).cloned().unwrap_or_default();
-        let reduced: Vec<Axis> = g
-            .iterators
-            .iter()
-            .zip(&axes)
-            .filter(|(it, _)| **it == IteratorKind::Reduction)
-            .map(|(_, &a)| a)
-            .collect();
+        let reduced = self.a.reduced(index, g);
         // Block arguments: inputs then outputs, each the operand's value in this block.
         let mut args = Vec::new();
         for &v in g.inputs.iter().chain(&g.outputs) {
@@ -1243,7 +1634,10 @@ impl Lower<'_> {
                     let y = g.body.yields[k];
                     self.body_value(b, st, g, &args, &mut eval, y, loc)?
                 }
-                [axis] => self.reduce(b, st, g, &args, &mut eval, k, *axis, loc)?,
+                [axis] => {
+                    let result = (k, results[k]);
+                    self.reduce(b, st, g, &args, &mut eval, result, *axis, loc)?
+                }
                 _ => {
                     return Err(error(
                         loc,
@@ -1653,6 +2047,9 @@ impl Lower<'_> {
     /// a +0.0 sum or a 1.0 product (the ISA starts there), exact for integer sums and products
     /// (modular arithmetic reassociates) and for MAX/MIN (a lattice: order does not matter);
     /// a float sum or product from another init needs `--allow-reassociation`.
+    ///
+    /// In a chunk loop the chunk's fold joins the reduction's accumulator (`st.accumulators`,
+    /// by `result`) through the combining op itself instead of the init ([`Plan::chunked`]).
     #[allow(clippy::too_many_arguments)]
     fn reduce(
         &self,
@@ -1661,11 +2058,10 @@ impl Lower<'_> {
         g: &Generic,
         args: &[ValueId],
         eval: &mut BodyEval,
-        k: usize,
+        (k, result): (usize, ValueId),
         axis: Axis,
         loc: &Location,
     ) -> Result<Sym, Diagnostic> {
-        let acc = BodyValue::Arg(g.inputs.len() + k);
         let shape_err = || {
             error(
                 loc,
@@ -1676,15 +2072,7 @@ impl Lower<'_> {
                 ),
             )
         };
-        let BodyValue::Op(ci) = g.body.yields[k] else {
-            return Err(shape_err());
-        };
-        let combine = &g.body.ops[ci];
-        let e = match combine.operands.as_slice() {
-            [e, a] if *a == acc => *e,
-            [a, e] if *a == acc => *e,
-            _ => return Err(shape_err()),
-        };
+        let (combine, e) = combiner(g, k).ok_or_else(shape_err)?;
         let name = match combine.op {
             ScalarOp::AddF | ScalarOp::AddI => "SUM",
             ScalarOp::MulF | ScalarOp::MulI => "PROD",
@@ -1739,6 +2127,14 @@ impl Lower<'_> {
             let nan_sum = self.tile(b, &format!("{prefix}SUM"), &[nan_only], layout, dt);
             // The sum is +0 or the canonical NaN (docs/isa.md §1.5), so it is its own NaN.
             r = self.keep_nan(b, st, r, nan_sum, nan_sum, loc)?;
+        }
+        if let Some(&acc) = st.accumulators.get(&result) {
+            if unsigned {
+                r = self.biased(b, st, r, loc)?;
+            }
+            let acc_first = combine.operands[0] == BodyValue::Arg(g.inputs.len() + k);
+            let operands = if acc_first { [acc, r] } else { [r, acc] };
+            return self.scalar_op(b, st, combine, &operands);
         }
         let mut init = self.value(b, st, args[g.inputs.len() + k], loc)?;
         if unsigned {
@@ -1823,18 +2219,14 @@ impl Lower<'_> {
             } else {
                 ("product", "1")
             };
-            let remark = Diagnostic::remark(
+            self.remark(Diagnostic::remark(
                 combine.loc.clone(),
                 format!(
                     "--allow-reassociation: the init joins this {what} after the ISA's fold from \
                      {start}, which reassociates it; the result may differ from linalg's \
                      sequential fold"
                 ),
-            );
-            let mut remarks = self.remarks.borrow_mut();
-            if !remarks.contains(&remark) {
-                remarks.push(remark);
-            }
+            ));
         }
         if propagates {
             self.nan_propagating(b, st, bin, r, init, no_nans, loc)

@@ -23,6 +23,7 @@ mod testutil;
 
 pub(crate) use allocate::Allocate;
 pub(crate) use convert_linalg::ConvertLinalg;
+pub use convert_linalg::FOLD_PIECE_ATTR;
 pub use gm_allocate::{allocate_gm, GmStats};
 pub(crate) use infer_shapes::InferShapes;
 pub use manager::{known_passes, pass_by_name, IrPrinting, PassManager, PipelineError, When};

@@ -70,7 +70,7 @@ func.func @wide_rows(%x: tensor<4x32768xf32>) -> tensor<4xf32> {
   %zero = arith.constant 0.0 : f32
   %e1 = tensor.empty() : tensor<4xf32>
   %z = linalg.fill ins(%zero : f32) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
-  // expected-error@+1 {{this reduction folds each row of the 4x32768 grid, which needs a 131072-byte tile; the largest tile is 65536 bytes and folding in pieces would reassociate the sum}}
+  // expected-error@+1 {{this sum folds each row of the 4x32768 grid, which needs a 131072-byte tile, and the largest tile is 65536 bytes; folding a row in pieces reassociates the sum: pass --allow-reassociation to accept that}}
   %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x32768xf32>) outs(%z : tensor<4xf32>) {
   ^bb0(%in: f32, %acc: f32):
     %r = arith.addf %in, %acc : f32
