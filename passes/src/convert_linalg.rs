@@ -1157,7 +1157,8 @@ fn emit(
         ptoc_ir::alloc_attrs::PE_MASK.to_string(),
         Attr::Str(LINALG_PE_MASK.to_string()),
     );
-    if options.allow_reassociation {
+    let sums = [Axis::Cols, Axis::Rows].map(|axis| reassociated_folds(program, a, axis).next());
+    if options.allow_reassociation && sums.iter().any(Option::is_some) {
         let piece = match plan.chunked {
             Some(Axis::Cols) => bc,
             Some(Axis::Rows) => br,

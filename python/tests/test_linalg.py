@@ -181,3 +181,64 @@ def test_an_op_the_isa_lacks_is_a_located_compile_error():
     with pytest.raises(ptoc.CompileError) as e:
         ptoc.compile(src, filename="sin.mlir")
     assert "sin.mlir:" in str(e.value) and "math.sin" in str(e.value)
+
+
+def reduction(name, dtype, shape, reduced, combine, init):
+    """A one-generic reduction program over `shape` folding dimension `reduced` (`d0` or `d1`)."""
+    keep = "d1" if reduced == "d0" else "d0"
+    n = shape[1] if reduced == "d0" else shape[0]
+    iters = '["reduction", "parallel"]' if reduced == "d0" else '["parallel", "reduction"]'
+    t = f"tensor<{shape[0]}x{shape[1]}x{dtype}>"
+    v = f"tensor<{n}x{dtype}>"
+    return f"""
+func.func @{name}(%x: {t}) -> {v} {{
+  %init = arith.constant {init} : {dtype}
+  %e = tensor.empty() : {v}
+  %f = linalg.fill ins(%init : {dtype}) outs(%e : {v}) -> {v}
+  %r = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                          affine_map<(d0, d1) -> ({keep})>],
+                        iterator_types = {iters}}} ins(%x : {t}) outs(%f : {v}) {{
+  ^bb0(%in: {dtype}, %acc: {dtype}):
+    %c = arith.{combine} %in, %acc : {dtype}
+    linalg.yield %c : {dtype}
+  }} -> {v}
+  return %r : {v}
+}}"""
+
+
+def test_a_row_too_wide_for_a_tile_folds_maximumf_in_exact_pieces():
+    # 20000 f32 (80 KB) a row: folded chunk by chunk, with the NaN and -0 < +0 rules intact.
+    x = RNG.standard_normal((4, 20000)).astype(np.float32)
+    x[0, 19999] = np.nan  # in the last piece only
+    x[1, :] = -np.abs(x[1, :])
+    x[1, 5], x[1, 15000] = -0.0, 0.0  # the largest is +0, in a later piece than -0
+    x[2, 3] = np.float32(np.inf)
+    src = reduction("amax", "f32", (4, 20000), "d1", "maximumf", "0xFF800000")
+    got = ptoc.run(src, {"x": x})["r0"].reshape(4)
+    want = np.full(4, -np.inf, dtype=np.float32)
+    for j in range(20000):
+        want = maximum_propagating(want, x[:, j])
+    assert_bitwise(got, want)
+    assert got[0].view(np.uint32) == 0x7FC00000 and got[1].view(np.uint32) == 0
+
+
+def test_a_wrapping_integer_sum_over_a_wide_row_is_exact_in_pieces():
+    x = RNG.integers(-2**31, 2**31, size=(4, 32768), dtype=np.int64).astype(np.int32)
+    src = reduction("isum", "i32", (4, 32768), "d1", "addi", "7")
+    got = ptoc.run(src, {"x": x})["r0"].reshape(4)
+    want = (x.astype(np.int64).sum(axis=1) + 7) % 2**32  # modular: any order gives the same bits
+    assert_bitwise(got, want.astype(np.uint32).view(np.int32))
+
+
+def test_a_column_too_tall_for_a_tile_folds_minnumf_in_exact_pieces():
+    x = RNG.standard_normal((40000, 4)).astype(np.float32)
+    x[:, 0] = np.nan  # all NaN: minnum of nothing but NaNs (and the NaN init) is NaN
+    x[39999, 1] = np.float32(-np.inf)
+    x[:, 2] = np.abs(x[:, 2])
+    x[100, 2], x[30000, 2] = 0.0, -0.0  # the smallest is -0 (minimumNumber's order)
+    src = reduction("cmin", "f32", (40000, 4), "d0", "minnumf", "0x7FC00000")
+    got = ptoc.run(src, {"x": x})["r0"].reshape(4)
+    assert got[0].view(np.uint32) == 0x7FC00000
+    assert got[1] == -np.inf
+    assert got[2].view(np.uint32) == 0x80000000
+    assert_bitwise(got[3:], np.array([x[:, 3].min()], dtype=np.float32))
