@@ -14,9 +14,10 @@
 //! block), both falling as blocks grow, so the block is the largest that divides the grid, keeps a
 //! full tile within a byte budget, and lets the kernel allocate: the budget starts at the largest
 //! tile and halves until the allocator accepts the kernel (the queue naming profile keeps up to 17
-//! tiles of a hand allocated, docs/isa.md §3.4, so the body's tile count decides). A reduced extent
-//! that needs more than one tile of [`MAX_TILE_BYTES`] is refused: folding it in pieces would
-//! reassociate.
+//! tiles of a hand allocated, docs/isa.md §3.4, so the body's tile count decides). When whole
+//! lines of a reduced axis no longer fit the budget, the lines are folded in chunks ([`Stages`]):
+//! exact for max/min and integer folds, a reassociation of float sums and products that needs
+//! `--allow-reassociation` ([`reassociated_folds`]).
 //!
 //! **Exactness.** Each region body is evaluated symbolically over tiles, one tile op per scalar
 //! op, after making every broadcast explicit (`TROWEXPAND`/`TCOLEXPAND`/`TEXPANDS`, which `pto-fuse`
@@ -832,10 +833,12 @@ enum Sym {
         layout: Role,
         dt: DataType,
     },
-    /// A predicate tile; `inverted` means it holds the negation of the comparison (an unordered
-    /// predicate lowered as its ordered complement, undone by swapping a select's arms).
+    /// A predicate tile, or with `or` the disjunction of two (`one` is `lt` or `gt`); `inverted`
+    /// means they hold the negation of the comparison (an unordered predicate lowered as its
+    /// ordered complement), undone by swapping a select's arms.
     Pred {
         id: ValueId,
+        or: Option<ValueId>,
         layout: Role,
         inverted: bool,
     },
@@ -1963,13 +1966,37 @@ impl Lower<'_> {
             CmpFPredicate::Ule => (CmpMode::Gt, true),
             CmpFPredicate::Ord if same => (CmpMode::Eq, false),
             CmpFPredicate::Uno if same => (CmpMode::Ne, false),
+            // Two relations: `one` is `lt` or `gt` (`ueq` its negation); `uno` is x or y unequal
+            // to itself, i.e. NaN (`ord` its negation).
+            CmpFPredicate::One | CmpFPredicate::Ueq => {
+                let (lt, layout) = self.tcmp(b, st, CmpMode::Lt, x, y, loc)?;
+                let (gt, _) = self.tcmp(b, st, CmpMode::Gt, x, y, loc)?;
+                let inverted = p == CmpFPredicate::Ueq;
+                return Ok(Sym::Pred {
+                    id: lt,
+                    or: Some(gt),
+                    layout,
+                    inverted,
+                });
+            }
+            CmpFPredicate::Uno | CmpFPredicate::Ord => {
+                let layout = Self::joined(&[x, y]);
+                let (x_nan, _) = self.tcmp_in(b, st, CmpMode::Ne, x, x, layout, loc)?;
+                let (y_nan, _) = self.tcmp_in(b, st, CmpMode::Ne, y, y, layout, loc)?;
+                let inverted = p == CmpFPredicate::Ord;
+                return Ok(Sym::Pred {
+                    id: x_nan,
+                    or: Some(y_nan),
+                    layout,
+                    inverted,
+                });
+            }
             other => {
                 return Err(error(
                     loc,
                     format!(
-                        "arith.cmpf {} has no exact TCMP form (TCMP's relations are eq, ne, lt, \
-                         gt, le, ge with NaN unordered); supported: oeq ogt oge olt ole une ugt \
-                         uge ult ule, and ord/uno of a value with itself",
+                        "arith.cmpf {} is a constant; ptoc lowers comparisons that read their \
+                         operands (every predicate but false and true)",
                         cmpf_name(other)
                     ),
                 ))
@@ -1989,15 +2016,44 @@ impl Lower<'_> {
         y: Sym,
         loc: &Location,
     ) -> Result<Sym, Diagnostic> {
-        let layout = Self::joined(&[x, y]);
-        let l = self.materialize(b, st, x, layout, loc)?;
-        let r = self.materialize(b, st, y, layout, loc)?;
-        let id = self.op(b, "TCMP", &[l, r], self.predicate_type(layout), cmode(mode));
+        let (id, layout) = self.tcmp(b, st, mode, x, y, loc)?;
         Ok(Sym::Pred {
             id,
+            or: None,
             layout,
             inverted,
         })
+    }
+
+    /// One TCMP of `x` and `y` in the layout holding both: the predicate tile and its layout.
+    fn tcmp(
+        &self,
+        b: &mut GmBuilder,
+        st: &mut BlockState,
+        mode: CmpMode,
+        x: Sym,
+        y: Sym,
+        loc: &Location,
+    ) -> Result<(ValueId, Role), Diagnostic> {
+        self.tcmp_in(b, st, mode, x, y, Self::joined(&[x, y]), loc)
+    }
+
+    /// [`Lower::tcmp`] in `layout`.
+    #[allow(clippy::too_many_arguments)]
+    fn tcmp_in(
+        &self,
+        b: &mut GmBuilder,
+        st: &mut BlockState,
+        mode: CmpMode,
+        x: Sym,
+        y: Sym,
+        layout: Role,
+        loc: &Location,
+    ) -> Result<(ValueId, Role), Diagnostic> {
+        let l = self.materialize(b, st, x, layout, loc)?;
+        let r = self.materialize(b, st, y, layout, loc)?;
+        let id = self.op(b, "TCMP", &[l, r], self.predicate_type(layout), cmode(mode));
+        Ok((id, layout))
     }
 
     fn select(
@@ -2011,6 +2067,7 @@ impl Lower<'_> {
     ) -> Result<Sym, Diagnostic> {
         let Sym::Pred {
             id: p,
+            or,
             layout,
             inverted,
         } = c
@@ -2037,7 +2094,17 @@ impl Lower<'_> {
             .ok_or_else(|| error(loc, "no element type"))?;
         let (t, f) = if inverted { (y, x) } else { (x, y) };
         let t = self.materialize(b, st, t, layout, loc)?;
-        let f = self.materialize(b, st, f, layout, loc)?;
+        let mut f = self.materialize(b, st, f, layout, loc)?;
+        // p or q: t where q holds, then t where p holds.
+        if let Some(q) = or {
+            f = self.op(
+                b,
+                "TSEL",
+                &[q, t, f],
+                self.tile_type(layout, dt),
+                BTreeMap::new(),
+            );
+        }
         Ok(self.tile(b, "TSEL", &[p, t, f], layout, dt))
     }
 

@@ -168,7 +168,8 @@ struct Semantics {
     /// return the number when one operand is NaN (as fastmath `nnan` does per op).
     #[arg(long)]
     assume_no_nans: bool,
-    /// Let a float sum or product fold its init in after the ISA's fold (which reassociates it).
+    /// Let a float sum or product fold its init in after the ISA's fold, and fold a line too wide
+    /// for a tile in pieces (both reassociate it; a remark at the op says so).
     #[arg(long)]
     allow_reassociation: bool,
 }

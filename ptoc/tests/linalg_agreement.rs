@@ -347,6 +347,10 @@ fn random_programs_agree() {
         CmpFPredicate::Olt,
         CmpFPredicate::Oge,
         CmpFPredicate::Ueq,
+        CmpFPredicate::One,
+        CmpFPredicate::Ord,
+        CmpFPredicate::Uno,
+        CmpFPredicate::Ule,
     ];
     let (mut compiled, mut refused) = (0, 0);
     for case in 0..150 {
@@ -423,5 +427,6 @@ fn random_programs_agree() {
         let y = tensor_arg(&mut rng, &y_shape, elem, wild);
         agree(&p, &[x, y]);
     }
-    assert!(compiled >= 100, "{compiled} compiled, {refused} refused");
+    // Every body compiles; a refusal is left only for grids whose kernel cannot allocate.
+    assert!(compiled >= 145, "{compiled} compiled, {refused} refused");
 }

@@ -242,3 +242,18 @@ def test_a_column_too_tall_for_a_tile_folds_minnumf_in_exact_pieces():
     assert got[1] == -np.inf
     assert got[2].view(np.uint32) == 0x80000000
     assert_bitwise(got[3:], np.array([x[:, 3].min()], dtype=np.float32))
+
+
+def test_cmpf_predicates_of_two_relations_select_like_numpy():
+    x = RNG.standard_normal((16, 64)).astype(np.float32)
+    y = RNG.standard_normal((16, 64)).astype(np.float32)
+    y[::3] = x[::3]  # equal pairs
+    x[1, :8], y[2, :8] = np.nan, np.nan
+    x[4, :4] = y[4, :4] = np.nan
+    x[5, 0], y[5, 0] = 0.0, -0.0  # equal: one is false, ueq true
+    out = ptoc.run(program("cmpf-two-relations.mlir"), {"x": x, "y": y})
+    with np.errstate(invalid="ignore"):
+        one = (x < y) | (x > y)
+        ordered = ~np.isnan(x) & ~np.isnan(y)
+    for name, cond in [("r0", one), ("r1", ~one), ("r2", ordered), ("r3", ~ordered)]:
+        assert_bitwise(out[name], np.where(cond, x, y))
