@@ -11,8 +11,9 @@
 //! reduces over columns (so each row's fold stays in one tile, in linalg's order), every row
 //! when some generic reduces over rows, and otherwise as much of both as the tile budget allows.
 //! The cost is bundles (one per op per block) and GM traffic (broadcast vectors are reloaded per
-//! block), both falling as blocks grow, so the block is the largest that divides the grid, keeps a
-//! full tile within a byte budget, and lets the kernel allocate: the budget starts at the largest
+//! block), both falling as blocks grow, so the block is the largest that keeps a full tile within
+//! a byte budget and lets the kernel allocate, preferring one that divides the grid unless a
+//! block with a shorter tail is more than twice as large ([`block_extent`]): the budget starts at the largest
 //! tile and halves until the allocator accepts the kernel (the queue naming profile keeps up to 17
 //! tiles of a hand allocated, docs/isa.md §3.4, so the body's tile count decides). When whole
 //! lines of a reduced axis no longer fit the budget, the lines are folded in chunks ([`Stages`]):
@@ -656,6 +657,85 @@ fn largest_divisor(n: u32, fits: impl Fn(u32) -> bool) -> u32 {
     divisors.filter(|&d| fits(d)).max().unwrap_or(1)
 }
 
+/// The extent of a block along an axis of `n` elements: the largest divisor of `n` that `fits`,
+/// unless a block that leaves a shorter last one (a tail, [`Stretch`]) can be more than twice as
+/// long: a prime extent would otherwise be walked an element at a time. `fits` must hold for
+/// every extent up to some cap (a tile's bytes grow with its extent).
+fn block_extent(n: u32, fits: impl Fn(u32) -> bool) -> u32 {
+    if !fits(1) {
+        return 1;
+    }
+    let (mut cap, mut over) = (1u32, n.saturating_add(1));
+    while over - cap > 1 {
+        let mid = cap + (over - cap) / 2;
+        if fits(mid) {
+            cap = mid;
+        } else {
+            over = mid;
+        }
+    }
+    let divisor = largest_divisor(n, |d| d <= cap);
+    if u64::from(cap) > 2 * u64::from(divisor) {
+        cap
+    } else {
+        divisor
+    }
+}
+
+/// One run of blocks along an axis: `count` blocks of `extent` elements from element `start`;
+/// an axis whose length the block does not divide ends with a one-block tail.
+#[derive(Clone, Copy, Debug)]
+struct Stretch {
+    start: u32,
+    count: u32,
+    extent: u32,
+}
+
+/// The stretches that walk `n` elements in blocks of `block`.
+fn stretches(n: u32, block: u32) -> Vec<Stretch> {
+    let (full, tail) = (n / block, n % block);
+    let mut out = Vec::new();
+    if full > 0 {
+        out.push(Stretch {
+            start: 0,
+            count: full,
+            extent: block,
+        });
+    }
+    if tail > 0 {
+        out.push(Stretch {
+            start: full * block,
+            count: 1,
+            extent: tail,
+        });
+    }
+    out
+}
+
+/// Walks `stretch` with `body` at each block's first element: inline for one block, else a loop.
+/// `zero` is the kernel's `index` 0.
+fn walk(
+    b: &mut GmBuilder,
+    stretch: Stretch,
+    zero: ValueId,
+    body: &mut dyn FnMut(&mut GmBuilder, ValueId),
+) {
+    let at = |b: &mut GmBuilder, i: u32| match i {
+        0 => zero,
+        i => b.index(i64::from(i)),
+    };
+    let lb = at(b, stretch.start);
+    if stretch.count == 1 {
+        return body(b, lb);
+    }
+    let ub = at(b, stretch.start + stretch.count * stretch.extent);
+    let step = at(b, stretch.extent);
+    b.for_loop(lb, ub, step, &[], |b, i, _| {
+        body(b, i);
+        vec![]
+    });
+}
+
 /// A plan for blocks of at most `budget` bytes a tile. A reduced line that fits the budget stays
 /// whole; one that does not is folded in chunks, where that is exact or `--allow-reassociation`
 /// accepts it ([`reassociated_folds`]).
@@ -679,9 +759,9 @@ fn plan_blocks(
     // The block of the most elements within the budget, widest first (a row of a tile is
     // contiguous in GM and in the tile).
     let widest = |budget: u64| {
-        let block_cols = largest_divisor(n, |c| tile(1, c) <= budget);
+        let block_cols = block_extent(n, |c| tile(1, c) <= budget);
         Plan {
-            block_rows: largest_divisor(m, |r| tile(r, block_cols) <= budget),
+            block_rows: block_extent(m, |r| tile(r, block_cols) <= budget),
             block_cols,
             chunked: None,
         }
@@ -730,13 +810,13 @@ fn plan_blocks(
             }
         }
         (Some(_), None) if tile(1, n) <= budget => Plan {
-            block_rows: largest_divisor(m, |r| tile(r, n) <= budget),
+            block_rows: block_extent(m, |r| tile(r, n) <= budget),
             block_cols: n,
             chunked: None,
         },
         (None, Some(_)) if tile(m, 1) <= budget => Plan {
             block_rows: m,
-            block_cols: largest_divisor(n, |c| tile(m, c) <= budget),
+            block_cols: block_extent(n, |c| tile(m, c) <= budget),
             chunked: None,
         },
         (Some(_), None) => {
@@ -887,6 +967,8 @@ struct Lower<'p> {
     options: &'p Options,
     /// The passes of a chunked plan.
     stages: Option<Stages>,
+    /// The rows and columns of the block being lowered: the plan's, or shorter in a tail.
+    shape: std::cell::Cell<(u32, u32)>,
     /// Program argument → kernel argument (memref or scalar).
     kernel_args: HashMap<ValueId, ValueId>,
     /// Remarks (one per op and message, though a block is lowered more than once).
@@ -1037,6 +1119,7 @@ fn emit(
         plan,
         options,
         stages: plan.chunked.map(|axis| Stages::new(program, a, axis)),
+        shape: std::cell::Cell::new((plan.block_rows, plan.block_cols)),
         kernel_args: HashMap::new(),
         remarks: Default::default(),
     };
@@ -1045,15 +1128,18 @@ fn emit(
             Axis::Cols => ("row", a.cols, plan.block_cols),
             Axis::Rows => ("column", a.rows, plan.block_rows),
         };
+        let pieces = match extent % piece {
+            0 => format!("{} pieces of {piece}", extent / piece),
+            last => format!("{} pieces of {piece} and a last of {last}", extent / piece),
+        };
         for (_, combine) in reassociated_folds(program, a, axis) {
             lower.remark(Diagnostic::remark(
                 combine.loc.clone(),
                 format!(
                     "--allow-reassociation: each {what}'s {} of {extent} elements is folded in \
-                     {} pieces of {piece}, and the pieces' results are combined in order; the \
-                     result may differ from linalg's sequential fold",
+                     {pieces}, and the pieces' results are combined in order; the result may \
+                     differ from linalg's sequential fold",
                     fold_name(combine.op),
-                    extent / piece,
                 ),
             ));
         }
@@ -1119,33 +1205,26 @@ fn emit(
         }
     };
     // A chunked axis is walked inside the block, by its passes' loops.
-    let walk_rows = m / br > 1 && plan.chunked != Some(Axis::Rows);
-    let walk_cols = n / bc > 1 && plan.chunked != Some(Axis::Cols);
-    match (walk_rows, walk_cols) {
-        (false, false) => body(&mut b, c0, c0),
-        (true, false) => {
-            let (ub, step) = (b.index(i64::from(m)), b.index(i64::from(br)));
-            b.for_loop(c0, ub, step, &[], |b, i, _| {
-                body(b, i, c0);
-                vec![]
-            });
-        }
-        (false, true) => {
-            let (ub, step) = (b.index(i64::from(n)), b.index(i64::from(bc)));
-            b.for_loop(c0, ub, step, &[], |b, j, _| {
-                body(b, c0, j);
-                vec![]
-            });
-        }
-        (true, true) => {
-            let (ub_i, step_i) = (b.index(i64::from(m)), b.index(i64::from(br)));
-            let (ub_j, step_j) = (b.index(i64::from(n)), b.index(i64::from(bc)));
-            b.for_loop(c0, ub_i, step_i, &[], |b, i, _| {
-                b.for_loop(c0, ub_j, step_j, &[], |b, j, _| {
-                    body(b, i, j);
-                    vec![]
-                });
-                vec![]
+    let whole = |extent| {
+        vec![Stretch {
+            start: 0,
+            count: 1,
+            extent,
+        }]
+    };
+    let row_stretches = match plan.chunked {
+        Some(Axis::Rows) => whole(br),
+        _ => stretches(m, br),
+    };
+    let col_stretches = match plan.chunked {
+        Some(Axis::Cols) => whole(bc),
+        _ => stretches(n, bc),
+    };
+    for &rows in &row_stretches {
+        for &cols in &col_stretches {
+            lower.shape.set((rows.extent, cols.extent));
+            walk(&mut b, rows, c0, &mut |b, row| {
+                walk(b, cols, c0, &mut |b, col| body(b, row, col))
             });
         }
     }
@@ -1202,7 +1281,7 @@ impl Lower<'_> {
 
     /// The tile type of one block's part of a tensor of `layout`.
     fn tile_type(&self, layout: Role, dt: DataType) -> TileType {
-        let (r, c) = (self.plan.block_rows, self.plan.block_cols);
+        let (r, c) = self.shape.get();
         let pc = physical_cols(c) as u32;
         match layout {
             Role::Full => TileType::new(r, pc, dt).with_valid(r, c),
@@ -1358,48 +1437,70 @@ impl Lower<'_> {
                 .chain(stores.iter().map(|s| s.0))
                 .collect();
             let ops = stages.chunk_ops(self.program, &st, &targets, pass);
-            let starts: Vec<ValueId> = folds.iter().map(|f| f.1).collect();
-            let (extent, step) = match axis {
-                Axis::Cols => (self.a.cols, self.plan.block_cols),
-                Axis::Rows => (self.a.rows, self.plan.block_rows),
-            };
-            let (ub, step) = (b.index(i64::from(extent)), b.index(i64::from(step)));
-            let mut outcome = Ok(Vec::new());
-            let carried = b.for_loop(st.zero, ub, step, &starts, |b, chunk, accs| {
+            // One chunk at `at`: its ops and stores, and each fold joined to its accumulator.
+            let chunk = |b: &mut GmBuilder, at: ValueId, accs: &[ValueId], consts: Constants| {
                 let (row, col) = match axis {
-                    Axis::Cols => (st.row, chunk),
-                    Axis::Rows => (chunk, st.col),
+                    Axis::Cols => (st.row, at),
+                    Axis::Rows => (at, st.col),
                 };
-                let mut cs = BlockState::new((row, col, st.zero), st.consts.clone());
+                let mut cs = BlockState::new((row, col, st.zero), consts);
                 cs.syms = st.syms.clone();
                 for (f, &acc) in folds.iter().zip(accs) {
                     let (id, layout, dt) = (acc, stages.line, f.2);
                     cs.accumulators.insert(f.0, Sym::Tile { id, layout, dt });
                 }
-                let mut body = || -> Result<Vec<ValueId>, Diagnostic> {
-                    for &i in &ops {
-                        self.lower_op(b, &mut cs, i)?;
-                    }
-                    self.store(b, &mut cs, stores.iter().copied())?;
-                    folds
-                        .iter()
-                        .map(|f| match cs.syms.get(&f.0) {
-                            Some(Sym::Tile { id, .. }) => Ok(*id),
-                            _ => Err(error(&self.program.loc, "a fold did not give a tile")),
-                        })
-                        .collect()
-                };
-                let yields = body();
-                let carried = yields.clone().unwrap_or_default();
-                outcome = yields.map(|_| cs.consts);
-                // A failed chunk still yields one value per accumulator.
-                if carried.len() == starts.len() {
-                    carried
-                } else {
-                    starts.clone()
+                for &i in &ops {
+                    self.lower_op(b, &mut cs, i)?;
                 }
-            });
-            st.consts = outcome?;
+                self.store(b, &mut cs, stores.iter().copied())?;
+                let yields = folds
+                    .iter()
+                    .map(|f| match cs.syms.get(&f.0) {
+                        Some(Sym::Tile { id, .. }) => Ok(*id),
+                        _ => Err(error(&self.program.loc, "a fold did not give a tile")),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok::<_, Diagnostic>((yields, cs.consts))
+            };
+            let (extent, piece) = match axis {
+                Axis::Cols => (self.a.cols, self.plan.block_cols),
+                Axis::Rows => (self.a.rows, self.plan.block_rows),
+            };
+            let block_shape = self.shape.get();
+            let mut carried: Vec<ValueId> = folds.iter().map(|f| f.1).collect();
+            for stretch in stretches(extent, piece) {
+                self.shape.set(match axis {
+                    Axis::Cols => (block_shape.0, stretch.extent),
+                    Axis::Rows => (stretch.extent, block_shape.1),
+                });
+                let lb = match stretch.start {
+                    0 => st.zero,
+                    start => b.index(i64::from(start)),
+                };
+                if stretch.count == 1 {
+                    let consts = std::mem::take(&mut st.consts);
+                    (carried, st.consts) = chunk(b, lb, &carried, consts)?;
+                    continue;
+                }
+                let end = stretch.start + stretch.count * stretch.extent;
+                let (ub, step) = (b.index(i64::from(end)), b.index(i64::from(stretch.extent)));
+                let mut outcome = Ok(Vec::new());
+                carried = b.for_loop(lb, ub, step, &carried, |b, at, accs| {
+                    match chunk(b, at, accs, st.consts.clone()) {
+                        Ok((yields, consts)) => {
+                            outcome = Ok(consts);
+                            yields
+                        }
+                        // A failed chunk still yields one value per accumulator.
+                        Err(e) => {
+                            outcome = Err(e);
+                            accs.to_vec()
+                        }
+                    }
+                });
+                st.consts = outcome?;
+            }
+            self.shape.set(block_shape);
             for (f, &id) in folds.iter().zip(&carried) {
                 let (layout, dt) = (stages.line, f.2);
                 st.syms.insert(f.0, Sym::Tile { id, layout, dt });
@@ -2533,6 +2634,17 @@ mod tests {
         )[0];
         p.p.results.push(div);
         p.p
+    }
+
+    #[test]
+    fn block_extent_prefers_divisors_unless_a_tail_doubles_the_block() {
+        assert_eq!(block_extent(512, |e| e <= 100), 64); // 100 < 2 * 64
+        assert_eq!(block_extent(1009, |e| e <= 16), 16); // prime: 63 blocks of 16, a tail of 1
+        assert_eq!(block_extent(1000, |e| e <= 300), 250);
+        assert_eq!(block_extent(1000, |e| e <= 600), 500); // 600 is not twice 500
+        assert_eq!(block_extent(1022, |e| e <= 500), 500); // 1022 = 2 * 7 * 73: 146 < 250
+        assert_eq!(block_extent(97, |_| true), 97);
+        assert_eq!(block_extent(97, |_| false), 1);
     }
 
     #[test]

@@ -8,6 +8,7 @@ rationals), arith.maximumf propagating NaN. Every comparison is bit for bit; a N
 makes is the canonical NaN."""
 
 import os
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -257,3 +258,34 @@ def test_cmpf_predicates_of_two_relations_select_like_numpy():
         ordered = ~np.isnan(x) & ~np.isnan(y)
     for name, cond in [("r0", one), ("r1", ~one), ("r2", ordered), ("r3", ~ordered)]:
         assert_bitwise(out[name], np.where(cond, x, y))
+
+
+def test_prime_extents_walk_full_blocks_then_a_shorter_tail():
+    # 509 rows and 1013 columns divide into nothing but blocks of one: ptoc walks blocks as
+    # large as fit and ends each axis with a shorter block, instead of one element at a time.
+    src = """
+func.func @scale(%x: tensor<509x1013xf32>, %y: tensor<1013xf32>) -> tensor<509x1013xf32> {
+  %e = tensor.empty() : tensor<509x1013xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                        affine_map<(d0, d1) -> (d1)>,
+                                        affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<509x1013xf32>, tensor<1013xf32>) outs(%e : tensor<509x1013xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.mulf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<509x1013xf32>
+  return %r : tensor<509x1013xf32>
+}"""
+    x = RNG.standard_normal((509, 1013)).astype(np.float32)
+    y = RNG.standard_normal(1013).astype(np.float32)
+    assert_bitwise(ptoc.run(src, {"x": x, "y": y})["r0"], x * y[None, :])
+    # Tiles of whole rows: blocks of some rows > 1, and a tail of what is left of 509.
+    rows = sorted({int(r) for r in re.findall(r"valid=(\d+)x1013>", ptoc.compile(src, emit="mlir"))})
+    assert len(rows) == 2 and rows[1] > 1 and 509 % rows[1] == rows[0], rows
+    # A column sum over a prime height: whole chunks, then a shorter last chunk; integers wrap,
+    # so the pieces combine exactly.
+    x = RNG.integers(-2**31, 2**31, size=(40009, 5), dtype=np.int64).astype(np.int32)
+    got = ptoc.run(reduction("csum", "i32", (40009, 5), "d0", "addi", "3"), {"x": x})["r0"]
+    want = (x.astype(np.int64).sum(axis=0) + 3) % 2**32
+    assert_bitwise(got.reshape(5), want.astype(np.uint32).view(np.int32))
