@@ -89,6 +89,14 @@ typedef struct PtocCompileOptions {
    * (docs/isa.md §9 decisions 1–2); null means the pipeline's default.
    */
   const char *target_profile;
+  /**
+   * linalg input: read every op as `fastmath<nnan>` (`--assume-no-nans`).
+   */
+  bool assume_no_nans;
+  /**
+   * linalg input: let float sums and products reassociate (`--allow-reassociation`).
+   */
+  bool allow_reassociation;
 } PtocCompileOptions;
 
 /**

@@ -94,6 +94,10 @@ pub struct PtocCompileOptions {
     /// How the target names tiles, recorded in the object: `"queue"` or `"absolute"`
     /// (docs/isa.md §9 decisions 1–2); null means the pipeline's default.
     pub target_profile: *const c_char,
+    /// linalg input: read every op as `fastmath<nnan>` (`--assume-no-nans`).
+    pub assume_no_nans: bool,
+    /// linalg input: let float sums and products reassociate (`--allow-reassociation`).
+    pub allow_reassociation: bool,
 }
 
 /// What `ptoc_compile` produced.
@@ -499,7 +503,8 @@ unsafe fn release<T>(result: *mut T) {
     }
 }
 
-/// Default compile options: an ELF object, `-O2`, the default pipeline, PE mask `1111`.
+/// Default compile options: an ELF object, `-O2`, the default pipeline, PE mask `1111`, and
+/// linalg's exact meaning (NaNs possible, no reassociation).
 #[no_mangle]
 pub extern "C" fn ptoc_compile_options_default() -> PtocCompileOptions {
     PtocCompileOptions {
@@ -508,6 +513,8 @@ pub extern "C" fn ptoc_compile_options_default() -> PtocCompileOptions {
         pipeline: ptr::null(),
         pe_mask: ptr::null(),
         target_profile: ptr::null(),
+        assume_no_nans: false,
+        allow_reassociation: false,
     }
 }
 
@@ -527,6 +534,8 @@ unsafe fn options(options: *const PtocCompileOptions) -> Result<Options, Failure
             ))
         })?;
     }
+    options.pass_options.assume_no_nans = o.assume_no_nans;
+    options.pass_options.allow_reassociation = o.allow_reassociation;
     Ok(options)
 }
 
@@ -912,5 +921,34 @@ func.func @k_min(%x: !pto.tile<4x8xsi16>, %v: !pto.tile<4x1xsi16>) -> !pto.tile<
         assert_eq!((x.row as usize, x.col as usize), (row, col));
         assert!(s(c.compiled).starts_with("0x") && s(c.reference).starts_with("0x"));
         assert_eq!(s(c.message), m.to_string());
+    }
+
+    /// The linalg semantics options reach the pipeline: a float sum from an init of 1.0 compiles
+    /// only with `allow_reassociation`.
+    #[test]
+    fn semantics_options_reach_the_conversion() {
+        let text = c"
+func.func @s(%x: tensor<8x64xf32>) -> tensor<8xf32> {
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %z = linalg.fill ins(%one : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%x : tensor<8x64xf32>) outs(%z : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+";
+        let compile = |allow| {
+            let mut options = ptoc_compile_options_default();
+            options.allow_reassociation = allow;
+            let mut out: *mut PtocCompileResult = ptr::null_mut();
+            let status = unsafe { ptoc_compile(text.as_ptr(), ptr::null(), &options, &mut out) };
+            unsafe { ptoc_compile_result_free(out) };
+            status
+        };
+        assert_eq!(compile(false), PtocStatus::CompileError);
+        assert_eq!(compile(true), PtocStatus::Ok);
     }
 }

@@ -103,9 +103,10 @@ fn raise(py: Python<'_>, error: Error) -> PyResult<PyErr> {
     Ok(PyErr::from_value(instance))
 }
 
-/// `ptoc.compile`: the output as bytes (`obj`) or text.
+/// `ptoc.compile`: the output as bytes (`obj`) or text. `semantics` is `(assume_no_nans,
+/// allow_reassociation)`, the linalg meaning options.
 #[pyfunction]
-#[pyo3(signature = (source, filename, emit, opt_level, pipeline, pe_mask, target_profile))]
+#[pyo3(signature = (source, filename, emit, opt_level, pipeline, pe_mask, target_profile, semantics))]
 #[allow(clippy::too_many_arguments)]
 fn compile(
     py: Python<'_>,
@@ -116,6 +117,7 @@ fn compile(
     pipeline: Option<String>,
     pe_mask: String,
     target_profile: Option<String>,
+    semantics: (bool, bool),
 ) -> PyResult<Py<PyAny>> {
     let profile = match target_profile.as_deref() {
         None => None,
@@ -130,6 +132,7 @@ fn compile(
         if let Some(profile) = profile {
             options.pass_options.target_profile = profile;
         }
+        with_semantics(&mut options, semantics);
         let text = options.emit.is_text();
         let driver = Driver::new(options)?;
         Ok((driver.compile(&Source::new(&source, &filename))?, text))
@@ -306,9 +309,15 @@ fn input_tensor(
     Ok(Tensor::from_bytes(element, rows, cols, data)?)
 }
 
+/// The linalg meaning options `(assume_no_nans, allow_reassociation)` set on `options`.
+fn with_semantics(options: &mut Options, (assume_no_nans, allow_reassociation): (bool, bool)) {
+    options.pass_options.assume_no_nans = assume_no_nans;
+    options.pass_options.allow_reassociation = allow_reassociation;
+}
+
 /// `ptoc.verify`: `None`, or raises `VerifyError` / `CompileError`.
 #[pyfunction]
-#[pyo3(signature = (source, filename, trials, seed, opt_level))]
+#[pyo3(signature = (source, filename, trials, seed, opt_level, semantics))]
 fn verify(
     py: Python<'_>,
     source: String,
@@ -316,9 +325,12 @@ fn verify(
     trials: u32,
     seed: u64,
     opt_level: u8,
+    semantics: (bool, bool),
 ) -> PyResult<()> {
     py.detach(|| -> Result<(), Error> {
-        let driver = Driver::new(Options::from_names("obj", opt_level, None, "1111")?)?;
+        let mut options = Options::from_names("obj", opt_level, None, "1111")?;
+        with_semantics(&mut options, semantics);
+        let driver = Driver::new(options)?;
         Ok(driver.verify(&Source::new(&source, &filename), trials, seed)?)
     })
     .map_err(|e| to_py(py, e))

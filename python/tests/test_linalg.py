@@ -289,3 +289,26 @@ func.func @scale(%x: tensor<509x1013xf32>, %y: tensor<1013xf32>) -> tensor<509x1
     got = ptoc.run(reduction("csum", "i32", (40009, 5), "d0", "addi", "3"), {"x": x})["r0"]
     want = (x.astype(np.int64).sum(axis=0) + 3) % 2**32
     assert_bitwise(got.reshape(5), want.astype(np.uint32).view(np.int32))
+
+
+def test_semantics_options_and_a_softmax_over_rows_wider_than_a_tile():
+    # Rows of 32003 f32 do not fit a 64 KiB tile: the sum of exponentials must be folded in
+    # pieces, which reassociates it, so the compile refuses without allow_reassociation.
+    src = (program("softmax-rows.mlir").replace("64x256", "4x32003")
+           .replace("tensor<64x", "tensor<4x").replace("tensor<64xi64>", "tensor<4xi64>")
+           .replace("tensor<64xf32>", "tensor<4xf32>").replace("[64, 1]", "[4, 1]"))
+    with pytest.raises(ptoc.CompileError) as e:
+        ptoc.compile(src)
+    assert "--allow-reassociation" in str(e.value)
+    obj = ptoc.compile(src, allow_reassociation=True)
+    piece = int(re.search(r"pto\.fold_piece = (\d+)",
+                          ptoc.compile(src, emit="mlir", allow_reassociation=True)).group(1))
+    assert 1 < piece < 32003
+    x = (RNG.standard_normal((4, 32003)) * 4).astype(np.float32)
+    m = x.max(axis=1, keepdims=True)  # exact in pieces: a maximum is the same in any grouping
+    e = exp_once(x - m)
+    # Each piece folded from +0 in order, the pieces' sums then added in order from the init +0.
+    s = np.zeros(4, dtype=np.float32)
+    for start in range(0, 32003, piece):
+        s = row_sum(e[:, start:start + piece]) + s
+    assert_bitwise(ptoc.run(obj, {"arg0": x, "arg1": 7})["r0"], e / s[:, None])
