@@ -296,7 +296,7 @@ const CMPI: [CmpIPredicate; 10] = [
 /// The body ops whose attributes do not change their meaning (fastmath flags aside), found by
 /// [`ScalarOp::mlir_name`]; `arith.constant`, `arith.cmpf`, `arith.cmpi` and `linalg.index`
 /// carry a value and are read separately.
-const PLAIN_OPS: [ScalarOp; 27] = [
+const PLAIN_OPS: [ScalarOp; 34] = [
     ScalarOp::AddF,
     ScalarOp::SubF,
     ScalarOp::MulF,
@@ -319,6 +319,13 @@ const PLAIN_OPS: [ScalarOp; 27] = [
     ScalarOp::MaxUI,
     ScalarOp::MinUI,
     ScalarOp::IndexCast,
+    ScalarOp::SIToFP,
+    ScalarOp::UIToFP,
+    ScalarOp::FPToSI,
+    ScalarOp::FPToUI,
+    ScalarOp::ExtSI,
+    ScalarOp::ExtUI,
+    ScalarOp::TruncI,
     ScalarOp::Exp,
     ScalarOp::Log,
     ScalarOp::Sqrt,

@@ -258,6 +258,21 @@ pub enum ScalarOp {
     CmpI(CmpIPredicate),
     /// `arith.index_cast` (index ↔ integer).
     IndexCast,
+    /// `arith.sitofp`: a signed integer to the nearest float (ties to even).
+    SIToFP,
+    /// `arith.uitofp`: an unsigned integer to the nearest float (ties to even).
+    UIToFP,
+    /// `arith.fptosi`: a float truncated toward zero to a signed integer; poison when that is
+    /// out of range (NaN and infinities included).
+    FPToSI,
+    /// `arith.fptoui`: as `FPToSI`, to an unsigned integer.
+    FPToUI,
+    /// `arith.extsi`: a wider integer, sign-extended.
+    ExtSI,
+    /// `arith.extui`: a wider integer, zero-extended.
+    ExtUI,
+    /// `arith.trunci`: a narrower integer, the low bits kept.
+    TruncI,
     /// `math.exp`.
     Exp,
     /// `math.log`.
@@ -301,6 +316,13 @@ impl ScalarOp {
             ScalarOp::MinUI => "arith.minui",
             ScalarOp::CmpI(_) => "arith.cmpi",
             ScalarOp::IndexCast => "arith.index_cast",
+            ScalarOp::SIToFP => "arith.sitofp",
+            ScalarOp::UIToFP => "arith.uitofp",
+            ScalarOp::FPToSI => "arith.fptosi",
+            ScalarOp::FPToUI => "arith.fptoui",
+            ScalarOp::ExtSI => "arith.extsi",
+            ScalarOp::ExtUI => "arith.extui",
+            ScalarOp::TruncI => "arith.trunci",
             ScalarOp::Exp => "math.exp",
             ScalarOp::Log => "math.log",
             ScalarOp::Sqrt => "math.sqrt",

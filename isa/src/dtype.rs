@@ -190,6 +190,18 @@ impl DataType {
         self.class() == TypeClass::Float
     }
 
+    /// The integer type of `bits` bits (8, 16, 32 or 64) and the given signedness.
+    pub fn integer(bits: u32, signed: bool) -> Option<DataType> {
+        DataType::ALL.iter().copied().find(|t| {
+            let class = if signed {
+                TypeClass::Signed
+            } else {
+                TypeClass::Unsigned
+            };
+            t.bits() == bits && t.class() == class
+        })
+    }
+
     /// Whether the type is a signed or unsigned integer.
     pub fn is_integer(self) -> bool {
         matches!(self.class(), TypeClass::Signed | TypeClass::Unsigned)

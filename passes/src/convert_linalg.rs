@@ -1875,6 +1875,13 @@ impl Lower<'_> {
                 self.biased(b, st, picked, loc)?
             }
             ScalarOp::DivUI => return Err(unsigned(op.op, loc)),
+            ScalarOp::SIToFP
+            | ScalarOp::UIToFP
+            | ScalarOp::FPToSI
+            | ScalarOp::FPToUI
+            | ScalarOp::ExtSI
+            | ScalarOp::ExtUI
+            | ScalarOp::TruncI => self.convert_int(b, st, op, x[0])?,
             ScalarOp::Index(_) | ScalarOp::IndexCast => {
                 return Err(error(
                     loc,
@@ -2036,6 +2043,60 @@ impl Lower<'_> {
         let layout = Self::joined(&[x]);
         let t = self.materialize(b, st, x, layout, loc)?;
         Ok(self.tile(b, mnemonic, &[t], layout, dt))
+    }
+
+    /// The conversions to, from and between integers, as TCVTs (docs/isa.md §1.10): integer to
+    /// float rounds to nearest even and float to integer truncates toward zero (TCVT's defaults
+    /// for those pairs; MLIR makes an out-of-range result poison, so TCVT's indefinite value will
+    /// do), integer to integer keeps the low bits (no Sat). Signless integers live in signed tiles,
+    /// so an unsigned reading or result goes through the unsigned type of the same width, a TCVT
+    /// that keeps the bits. An `i1` (a comparison, a predicate tile) selects the two values it
+    /// stands for: 0, and 1 unsigned or -1 signed.
+    fn convert_int(
+        &self,
+        b: &mut GmBuilder,
+        st: &mut BlockState,
+        op: &BodyOp,
+        x: Sym,
+    ) -> Result<Sym, Diagnostic> {
+        let loc = &op.loc;
+        let dt = tile_dtype(op.ty, loc)?;
+        let signed = matches!(
+            op.op,
+            ScalarOp::SIToFP | ScalarOp::FPToSI | ScalarOp::ExtSI | ScalarOp::TruncI
+        );
+        if let Sym::Pred { .. } = x {
+            let sign = 1u64 << (dt.bits() - 1);
+            let truth = match (dt.is_float(), signed) {
+                (true, true) => dt.one() | sign,
+                (false, true) => dt.carrier_mask(),
+                (_, false) => dt.one(),
+            };
+            let value = |bits| Sym::Scalar {
+                src: ScalarSrc::Const(bits),
+                dt,
+            };
+            return self.select(b, st, x, value(truth), value(0), loc);
+        }
+        let src = sym_dtype(x).ok_or_else(|| error(loc, "operand has no element type"))?;
+        let unsigned_of = |t: DataType| {
+            DataType::integer(t.bits(), false)
+                .ok_or_else(|| error(loc, format!("{} has no unsigned twin", t.name())))
+        };
+        let tcvt = |b: &mut GmBuilder, st: &mut BlockState, x: Sym, to: DataType| {
+            self.unary(b, st, "TCVT", x, Some(to), loc)
+        };
+        match op.op {
+            ScalarOp::UIToFP | ScalarOp::ExtUI => {
+                let bits = tcvt(b, st, x, unsigned_of(src)?)?;
+                tcvt(b, st, bits, dt)
+            }
+            ScalarOp::FPToUI => {
+                let value = tcvt(b, st, x, unsigned_of(dt)?)?;
+                tcvt(b, st, value, dt)
+            }
+            _ => tcvt(b, st, x, dt),
+        }
     }
 
     /// `arith.cmpf`. The ISA's relations are false on NaN except NE (docs/isa.md §1.9), which

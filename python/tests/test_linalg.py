@@ -312,3 +312,27 @@ def test_semantics_options_and_a_softmax_over_rows_wider_than_a_tile():
     for start in range(0, 32003, piece):
         s = row_sum(e[:, start:start + piece]) + s
     assert_bitwise(ptoc.run(obj, {"arg0": x, "arg1": 7})["r0"], e / s[:, None])
+
+
+def test_integer_conversions_agree_with_numpy():
+    i = RNG.integers(-2**31, 2**31, size=(8, 64), dtype=np.int64).astype(np.int32)
+    i[0, :4] = [0, -1, 2**31 - 1, -2**31]
+    i[1, :3] = [16777217, -16777217, 2**24 + 3]  # not representable in f32: ties to even
+    f = (RNG.standard_normal((8, 64)) * 1e6).astype(np.float32)
+    f[0, :6] = [2.5, -2.5, -0.7, 0.7, -0.0, 4294967040.0]  # truncation toward zero; u32 range
+    w = RNG.integers(-2**63, 2**63, size=(8, 64), dtype=np.int64)
+    out = ptoc.run(program("conversions.mlir"), {"i": i, "f": f, "w": w})
+    u = i.view(np.uint32)
+    assert_bitwise(out["r0"], i.astype(np.float32))  # numpy rounds to nearest even too
+    assert_bitwise(out["r1"], u.astype(np.float32))
+    signed = (f > -2**31) & (f < 2**31)  # elsewhere MLIR's result is poison
+    np.testing.assert_array_equal(out["r2"][signed], np.trunc(f[signed]).astype(np.int32))
+    unsigned = (f > -1) & (f < 2**32)
+    want_u = np.trunc(f[unsigned]).astype(np.int64).astype(np.uint32).view(np.int32)
+    np.testing.assert_array_equal(out["r3"][unsigned], want_u)
+    assert out["r3"][0, 5] == np.uint32(4294967040).view(np.int32)
+    np.testing.assert_array_equal(out["r4"], i.astype(np.int64))
+    np.testing.assert_array_equal(out["r5"], u.astype(np.int64))
+    np.testing.assert_array_equal(out["r6"], w.astype(np.int16))  # numpy keeps the low bits
+    assert_bitwise(out["r7"], (f > 0).astype(np.float32))
+    np.testing.assert_array_equal(out["r8"], -(f > 0).astype(np.int32))

@@ -14,7 +14,10 @@
 //!   one operand is NaN, −0 < +0, which MLIR leaves open); `maximumf`/`minimumf` give the canonical
 //!   NaN when either operand is NaN and otherwise the same pick; `negf`/`absf` change the sign bit
 //!   only; `extf`/`truncf` are TCVT under RNE (docs/isa.md §1.10); integer ops are
-//!   [`ptoc_ir::ArithOp::apply`], MLIR's own integer semantics.
+//!   [`ptoc_ir::ArithOp::apply`], MLIR's own integer semantics; `sitofp`/`uitofp` round the
+//!   integer's value to nearest even, `fptosi`/`fptoui` truncate toward zero and are poison out of
+//!   the integer's range (NaN and infinities included), `extsi`/`extui`/`trunci` extend or cut the
+//!   bits.
 //! - `math.exp` and `math.log` are "binary64, rounded once to the type" with TEXP's and TLOG's
 //!   special values (docs/isa.md §1.6, §1.8, §9 decision 6): the one numeric definition shared with
 //!   the ISA on purpose, since MLIR fixes no accuracy for them.
@@ -30,6 +33,7 @@ use crate::numerics::float_arith;
 use crate::numerics::format::Format;
 use crate::numerics::integer::{sign_extend, width_mask};
 use crate::numerics::minmax::{float_pick, Pick};
+use crate::numerics::round::to_f64;
 use crate::numerics::UnaryElement;
 use crate::reference::EvalError;
 use crate::reference_gm::{op_error, OP_LIMIT};
@@ -753,6 +757,15 @@ enum Kind {
     CmpI(CmpIPredicate, u32),
     /// `index_cast`: sign-extend from the source width, keep the result's width.
     IndexCast(u32, u32),
+    /// `sitofp` (`true`) / `uitofp` from an integer of the width: the value rounded to nearest
+    /// even in the float type.
+    IntToFloat(bool, u32, DataType),
+    /// `fptosi` (`true`) / `fptoui` to an integer of the width: the value truncated toward zero,
+    /// poison when that is out of the integer's range.
+    FloatToInt(bool, &'static Format, u32),
+    /// `extsi` (`true`) / `extui` from the first width, or `trunci` (both widths the result's
+    /// mask): the value's bits extended or cut to the second width.
+    Resize(bool, u32, u32),
     Index(usize),
 }
 
@@ -923,6 +936,33 @@ fn resolve(op: &BodyOp, types: &[Elem], loops: usize) -> Result<Kind, EvalError>
             }
             Kind::IndexCast(from, to)
         }
+        ScalarOp::SIToFP | ScalarOp::UIToFP => {
+            arity(1)?;
+            let signed = op.op == ScalarOp::SIToFP;
+            Kind::IntToFloat(signed, int(types[0])?, float(ty)?.0)
+        }
+        ScalarOp::FPToSI | ScalarOp::FPToUI => {
+            arity(1)?;
+            let signed = op.op == ScalarOp::FPToSI;
+            Kind::FloatToInt(signed, float(types[0])?.1, int(ty)?)
+        }
+        ScalarOp::ExtSI | ScalarOp::ExtUI | ScalarOp::TruncI => {
+            arity(1)?;
+            let (from, to) = (int(types[0])?, int(ty)?);
+            let index = types[0] == Elem::Index || ty == Elem::Index;
+            let widening = op.op != ScalarOp::TruncI;
+            if index || (to > from) != widening || to == from {
+                return Err(body_error(
+                    op,
+                    format!(
+                        "cannot {} {} to {ty}",
+                        if widening { "extend" } else { "truncate" },
+                        types[0]
+                    ),
+                ));
+            }
+            Kind::Resize(op.op == ScalarOp::ExtSI, from, to)
+        }
         ScalarOp::Index(d) => {
             arity(0)?;
             if ty != Elem::Index {
@@ -984,6 +1024,38 @@ impl Step<'_> {
             }
             Kind::CmpI(p, width) => cmpi(p, width, a, b) as u64,
             Kind::IndexCast(from, to) => sign_extend(from, a) as u64 & width_mask(to),
+            Kind::IntToFloat(signed, width, to) => {
+                // The integer's value, exactly, as a 64-bit integer of its signedness.
+                let (value, from) = if signed {
+                    (sign_extend(width, a) as u64, DataType::S64)
+                } else {
+                    (a & width_mask(width), DataType::U64)
+                };
+                let rne = NumericControl {
+                    rmode: Some(RoundingMode::Rne),
+                    sat: false,
+                };
+                convert(from, to, rne, value).ok_or(Fail::Convert)?.0
+            }
+            Kind::FloatToInt(signed, fmt, width) => {
+                // Every float format ptoc has is exact in binary64, and so are the bounds.
+                let t = to_f64(fmt, a).trunc();
+                let (low, high) = if signed {
+                    (-(2f64.powi(width as i32 - 1)), 2f64.powi(width as i32 - 1))
+                } else {
+                    (0.0, 2f64.powi(width as i32))
+                };
+                if !(low..high).contains(&t) {
+                    return Ok(Scalar {
+                        bits: 0,
+                        poison: true,
+                    });
+                }
+                let bits = if signed { t as i64 as u64 } else { t as u64 };
+                bits & width_mask(width)
+            }
+            Kind::Resize(true, from, to) => sign_extend(from, a) as u64 & width_mask(to),
+            Kind::Resize(false, from, to) => a & width_mask(from) & width_mask(to),
             Kind::Index(d) => index[d],
         };
         let nan = self.nan_check.as_ref().is_some_and(|check| {
