@@ -33,7 +33,7 @@ func.func @remf(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %e = tensor.empty() : tensor<4x8xf32>
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %y : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
   ^bb0(%a: f32, %b: f32, %out: f32):
-    // CHECK: invalid-body.mlir:[[@LINE+1]]:10: error: cannot lower 'arith.remf' in a linalg.generic body; ptoc takes arith.addf, arith.addi, arith.cmpf, arith.cmpi, arith.constant, arith.divf, arith.divsi, arith.divui, arith.extf, arith.index_cast, arith.maximumf, arith.maxnumf, arith.maxsi, arith.maxui, arith.minimumf, arith.minnumf, arith.minsi, arith.minui, arith.mulf, arith.muli, arith.negf, arith.select, arith.subf, arith.subi, arith.truncf, linalg.index and linalg.yield; and the math ops math.exp, math.log, math.sqrt, math.rsqrt, math.absf
+    // CHECK: invalid-body.mlir:[[@LINE+1]]:10: error: cannot lower 'arith.remf' in a linalg.generic body; ptoc takes arith.addf, arith.addi, arith.cmpf, arith.cmpi, arith.constant, arith.divf, arith.divsi, arith.divui, arith.extf, arith.extsi, arith.extui, arith.fptosi, arith.fptoui, arith.index_cast, arith.maximumf, arith.maxnumf, arith.maxsi, arith.maxui, arith.minimumf, arith.minnumf, arith.minsi, arith.minui, arith.mulf, arith.muli, arith.negf, arith.select, arith.sitofp, arith.subf, arith.subi, arith.truncf, arith.trunci, arith.uitofp, linalg.index and linalg.yield; and the math ops math.exp, math.log, math.sqrt, math.rsqrt, math.absf
     %s = arith.remf %a, %b : f32
     linalg.yield %s : f32
   } -> tensor<4x8xf32>
