@@ -427,7 +427,8 @@ extern "C" {
 #endif // __cplusplus
 
 /**
- * Default compile options: an ELF object, `-O2`, the default pipeline, PE mask `1111`.
+ * Default compile options: an ELF object, `-O2`, the default pipeline, PE mask `1111`, and
+ * linalg's exact meaning (NaNs possible, no reassociation).
  */
 struct PtocCompileOptions ptoc_compile_options_default(void);
 
