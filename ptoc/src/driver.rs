@@ -261,6 +261,7 @@ impl Driver {
     pub fn linalg_options(&self) -> LinalgOptions {
         LinalgOptions {
             assume_no_nans: self.options.pass_options.assume_no_nans,
+            fold_piece: None,
         }
     }
 

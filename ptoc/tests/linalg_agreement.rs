@@ -91,6 +91,7 @@ fn check(program: &Program, args: &[LinalgTensor], scalars: &[u64], no_nans: boo
             .collect::<Vec<_>>(),
         LinalgOptions {
             assume_no_nans: no_nans,
+            ..LinalgOptions::default()
         },
     )
     .unwrap_or_else(|e| panic!("@{}: {e}", program.name));

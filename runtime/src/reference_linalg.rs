@@ -26,6 +26,11 @@
 //!   operand or result is a NaN gives poison, as does reading a `tensor.empty` element; poison
 //!   flows through every op (a `select` takes it only from the condition or the chosen operand)
 //!   and a poisoned result element may hold any value ([`LinalgTensor::poison`]).
+//! - Under [`LinalgOptions::fold_piece`] (what `--allow-reassociation` compiles, the kernel's
+//!   `pto.fold_piece`), a float sum or product folds each output element's contributions, in
+//!   visiting order, in pieces of that many: a piece runs the body from the ISA's start (+0 or
+//!   one) in place of the output, and joins the output through the combining op when full or
+//!   when the domain ends.
 
 use crate::numerics::compare::compare;
 use crate::numerics::convert::convert;
@@ -38,11 +43,12 @@ use crate::numerics::UnaryElement;
 use crate::reference::EvalError;
 use crate::reference_gm::{op_error, OP_LIMIT};
 use ptoc_ir::linalg::{
-    BodyOp, BodyValue, CmpFPredicate, CmpIPredicate, Elem, Generic, LOp, LOpKind, LType, MapExpr,
-    Program, ScalarOp, TensorType,
+    BodyOp, BodyValue, CmpFPredicate, CmpIPredicate, Elem, Generic, IteratorKind, LOp, LOpKind,
+    LType, MapExpr, Program, ScalarOp, TensorType,
 };
 use ptoc_ir::{ArithOp, Location, ValueId};
 use ptoc_isa::{CmpMode, DataType, NumericControl, RoundingMode, TypeClass, UnaryOp};
+use std::num::NonZeroU32;
 
 /// A tensor value: its shape and element type, and its elements in row-major order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -115,6 +121,13 @@ pub struct LinalgOptions {
     /// `--assume-no-nans`: every op is read as `fastmath<nnan>`, so a NaN operand or result
     /// gives poison.
     pub assume_no_nans: bool,
+    /// `None`: every reduction folds sequentially from its init (linalg's meaning). `Some(P)`:
+    /// what a kernel converted under `--allow-reassociation` computes (its `pto.fold_piece`):
+    /// each float sum or product folds each line in pieces of `P` consecutive elements, each
+    /// piece from the ISA's start (+0 for a sum, one for a product, docs/isa.md §1.5), and the
+    /// line's result starts at the init and takes each piece in order through the combining
+    /// op. Other reductions are exact in any grouping and keep the sequential fold.
+    pub fold_piece: Option<NonZeroU32>,
 }
 
 /// Evaluate `program` on `args`: the value of each `func.return` operand, in order. A returned
@@ -524,6 +537,14 @@ impl<'p> Eval<'p> {
             return Ok(outputs);
         }
         let n_in = inputs.len();
+        let mut folds = match self.options.fold_piece {
+            Some(piece) => piece_folds(g, &body, &outputs, piece),
+            None => Vec::new(),
+        };
+        let mut fold_of = vec![None; outputs.len()];
+        for (f, fold) in folds.iter().enumerate() {
+            fold_of[fold.output] = Some(f);
+        }
         let mut index = vec![0u64; loops];
         let mut offsets = vec![0usize; strides.len()];
         let mut args = vec![Scalar::default(); strides.len()];
@@ -543,9 +564,13 @@ impl<'p> Eval<'p> {
             }
             for (j, out) in outputs.iter().enumerate() {
                 let at = offsets[n_in + j];
-                args[n_in + j] = Scalar {
-                    bits: out.bits[at],
-                    poison: out.poison[at],
+                args[n_in + j] = match fold_of[j] {
+                    // A piece's combining op reads the piece so far instead of the output.
+                    Some(f) => folds[f].piece_so_far(at),
+                    None => Scalar {
+                        bits: out.bits[at],
+                        poison: out.poison[at],
+                    },
                 };
             }
             for (i, step) in body.steps.iter().enumerate() {
@@ -556,23 +581,48 @@ impl<'p> Eval<'p> {
             for (j, src) in body.yields.iter().enumerate() {
                 let value = src.read(&args, &results);
                 let at = offsets[n_in + j];
-                outputs[j].bits[at] = value.bits;
-                outputs[j].poison[at] = value.poison;
+                match fold_of[j] {
+                    Some(f) => {
+                        let fold = &mut folds[f];
+                        fold.piece[at] = value;
+                        fold.count[at] += 1;
+                        if fold.count[at].is_multiple_of(fold.len) {
+                            fold.join(&body.steps[fold.step], &mut outputs[j], at, &index)?;
+                        }
+                    }
+                    None => {
+                        outputs[j].bits[at] = value.bits;
+                        outputs[j].poison[at] = value.poison;
+                    }
+                }
             }
             // Row-major: the innermost loop (the last dimension) moves fastest.
             let mut d = loops;
-            loop {
+            let done = loop {
                 if d == 0 {
-                    return Ok(outputs);
+                    break true;
                 }
                 d -= 1;
                 index[d] += 1;
                 if index[d] < extents[d] as u64 {
-                    break;
+                    break false;
                 }
                 index[d] = 0;
+            };
+            if done {
+                break;
             }
         }
+        // Each line's last piece, when shorter than the others, joins at the end.
+        for fold in &folds {
+            let step = &body.steps[fold.step];
+            for at in 0..fold.count.len() {
+                if !fold.count[at].is_multiple_of(fold.len) {
+                    fold.join(step, &mut outputs[fold.output], at, &index)?;
+                }
+            }
+        }
+        Ok(outputs)
     }
 
     /// Check the region against the operands and resolve each body op to what it computes.
@@ -685,6 +735,108 @@ fn list(elems: &[Elem]) -> String {
         .map(|e| e.to_string())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// A float sum or product folded in pieces ([`LinalgOptions::fold_piece`]): output `output`
+/// yields body op `step`, `combine(e, acc)` with `acc` (operand `acc_operand`) that output's
+/// block argument, read by nothing else.
+struct PieceFold {
+    output: usize,
+    step: usize,
+    acc_operand: usize,
+    /// Elements per piece.
+    len: u64,
+    /// Where each piece starts: the ISA's +0 for a sum, its typed one for a product.
+    start: u64,
+    /// Per output element: the open piece, and how many elements of its line have been folded.
+    piece: Vec<Scalar>,
+    count: Vec<u64>,
+}
+
+impl PieceFold {
+    /// What the combining op reads as its accumulator at output element `at`: the open piece,
+    /// or the start where a piece begins.
+    #[inline]
+    fn piece_so_far(&self, at: usize) -> Scalar {
+        if self.count[at].is_multiple_of(self.len) {
+            Scalar::defined(self.start)
+        } else {
+            self.piece[at]
+        }
+    }
+
+    /// Join element `at`'s piece to the line's result, `out[at] = combine(piece, out[at])`.
+    fn join(
+        &self,
+        step: &Step,
+        out: &mut LinalgTensor,
+        at: usize,
+        index: &[u64],
+    ) -> Result<(), EvalError> {
+        let mut operands = [self.piece[at]; 3];
+        operands[self.acc_operand] = Scalar {
+            bits: out.bits[at],
+            poison: out.poison[at],
+        };
+        let joined = step
+            .apply(operands, index)
+            .map_err(|fail| step.error(fail, index))?;
+        out.bits[at] = joined.bits;
+        out.poison[at] = joined.poison;
+        Ok(())
+    }
+}
+
+/// The outputs of `g` that [`LinalgOptions::fold_piece`] folds in pieces of `len`: in a generic
+/// with a reduction loop, each output whose yielded value is an `addf` or `mulf` of the output's
+/// block argument (the accumulator) and another value, where neither the accumulator nor the
+/// combined value is read anywhere else in the body (any other shape has no piecewise reading
+/// and keeps linalg's sequential one).
+fn piece_folds(
+    g: &Generic,
+    body: &Body,
+    outputs: &[LinalgTensor],
+    len: NonZeroU32,
+) -> Vec<PieceFold> {
+    if !g.iterators.contains(&IteratorKind::Reduction) {
+        return Vec::new();
+    }
+    let ops = &g.body.ops;
+    let uses = |v: BodyValue| {
+        let in_ops = ops.iter().flat_map(|op| &op.operands);
+        in_ops.chain(&g.body.yields).filter(|&&u| u == v).count()
+    };
+    let mut folds = Vec::new();
+    for (j, out) in outputs.iter().enumerate() {
+        let acc = BodyValue::Arg(g.inputs.len() + j);
+        let Some(&BodyValue::Op(step)) = g.body.yields.get(j) else {
+            continue;
+        };
+        let (Some(op), Some(Step { kind, .. })) = (ops.get(step), body.steps.get(step)) else {
+            continue;
+        };
+        let start = match (op.op, kind) {
+            (ScalarOp::AddF, Kind::Float(_, fmt)) => fmt.zero(false),
+            (ScalarOp::MulF, Kind::Float(_, fmt)) => fmt.one(),
+            _ => continue,
+        };
+        let Some(acc_operand) = op.operands.iter().position(|&v| v == acc) else {
+            continue;
+        };
+        if uses(acc) != 1 || uses(BodyValue::Op(step)) != 1 {
+            continue;
+        }
+        folds.push(PieceFold {
+            output: j,
+            step,
+            acc_operand,
+            len: u64::from(len.get()),
+            start,
+            piece: vec![Scalar::default(); out.bits.len()],
+            count: vec![0; out.bits.len()],
+        });
+    }
+    folds
 }
 
 /// A generic's iteration domain: each loop's extent, their product, each operand's offset as
@@ -985,11 +1137,16 @@ impl Step<'_> {
     #[inline]
     fn run(&self, args: &[Scalar], results: &[Scalar], index: &[u64]) -> Result<Scalar, Fail> {
         let mut operands = [Scalar::default(); 3];
-        let mut poisoned = false;
         for (i, src) in self.srcs.iter().enumerate() {
             operands[i] = src.read(args, results);
-            poisoned |= operands[i].poison;
         }
+        self.apply(operands, index)
+    }
+
+    /// The op on `operands` (the first `srcs.len()` of them) at one iteration point.
+    #[inline]
+    fn apply(&self, operands: [Scalar; 3], index: &[u64]) -> Result<Scalar, Fail> {
+        let poisoned = operands[..self.srcs.len()].iter().any(|s| s.poison);
         let (a, b) = (operands[0].bits, operands[1].bits);
         let bits = match self.kind {
             Kind::Constant(bits) => bits,

@@ -10,6 +10,7 @@ use ptoc_ir::linalg::{
 use ptoc_ir::ValueId;
 use ptoc_isa::DataType;
 use ptoc_runtime::{evaluate_linalg, evaluate_linalg_with, LinalgArg, LinalgOptions, LinalgTensor};
+use std::num::NonZeroU32;
 
 /// [`pairwise`] run on `xs` and `ys`: each op's results.
 fn run_pairwise(
@@ -964,6 +965,7 @@ fn assume_no_nans_reads_every_op_as_nnan() {
     ];
     let options = LinalgOptions {
         assume_no_nans: true,
+        ..LinalgOptions::default()
     };
     let out = evaluate_linalg_with(&p, &args, options).unwrap();
     assert_eq!(out[0].poison, [false, true, false]);
@@ -971,6 +973,166 @@ fn assume_no_nans_reads_every_op_as_nnan() {
     let out = run(&p, &args);
     assert_eq!(out[0].poison, [false, false, false]);
     assert_eq!(out[0].bits, [0x4000_0000, NAN32, 0]);
+}
+
+/// [`reduce_program`] run on `data` with float sums and products folded in pieces of `piece`.
+fn reduce_in_pieces(
+    op: ScalarOp,
+    iterators: &str,
+    shape: &[u32],
+    out_map: Vec<MapExpr>,
+    init: u64,
+    (data, piece): (&[u64], u32),
+) -> LinalgTensor {
+    let p = reduce_program(op, iterators, shape, out_map, init);
+    let options = LinalgOptions {
+        fold_piece: NonZeroU32::new(piece),
+        ..LinalgOptions::default()
+    };
+    let mut out = evaluate_linalg_with(&p, &[arg(shape, F32, data)], options)
+        .unwrap_or_else(|e| panic!("evaluation failed: {e}"));
+    out.remove(0)
+}
+
+/// Under `fold_piece` a float sum folds each line in pieces from +0, joined in order from the
+/// init. numpy (float32 steps, RNE), `P` elements a piece:
+/// ```text
+/// f = np.float32
+/// def pieces(line, init, P, start=0):
+///     acc = f(init)
+///     for k in range(0, len(line), P):
+///         p = f(start)
+///         for x in line[k:k+P]: p = f(f(x) + p)
+///         acc = f(p + acc)
+///     return acc
+/// ```
+/// On [1e8, 3, 3, 3, 3, 3, 3] from 0 the sequential sum stays 1e8 (0x4cbebc20: each 3 rounds
+/// away, ulp 8), while pieces of 3 give 1e8, 9, 3 and 1e8 + 9 rounds up to 1e8 + 8
+/// (0x4cbebc21); pieces of 1 and of 7 or more are the sequential sum here. The same lines down
+/// columns (a 7x2 tensor, lines interleaved in visiting order) fold alike, each on its own.
+#[test]
+fn fold_piece_sums_in_pieces_joined_from_the_init() {
+    let line = f32s(&[1e8, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0]);
+    let other = f32s(&[1e8, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]);
+    for (piece, want) in [
+        (1, 0x4cbe_bc20),
+        (3, 0x4cbe_bc21),
+        (7, 0x4cbe_bc20),
+        (100, 0x4cbe_bc20),
+    ] {
+        let r = reduce_in_pieces(ScalarOp::AddF, "r", &[7], vec![], 0, (&line, piece));
+        assert_eq!(r.bits, [want], "pieces of {piece}");
+    }
+    assert_eq!(
+        reduce(ScalarOp::AddF, "r", &[7], vec![], 0, &line).bits,
+        [0x4cbe_bc20]
+    );
+    // Rows of a 2x7 tensor, and the same lines as the columns of a 7x2 one.
+    let rows: Vec<u64> = line.iter().chain(&other).copied().collect();
+    let r = reduce_in_pieces(ScalarOp::AddF, "pr", &[2, 7], vec![d(0)], 0, (&rows, 3));
+    assert_eq!(r.bits, [0x4cbe_bc21, 0x4cbe_bc20]);
+    let cols: Vec<u64> = line
+        .iter()
+        .zip(&other)
+        .flat_map(|(&a, &b)| [a, b])
+        .collect();
+    let r = reduce_in_pieces(ScalarOp::AddF, "rp", &[7, 2], vec![d(1)], 0, (&cols, 3));
+    assert_eq!(r.bits, [0x4cbe_bc21, 0x4cbe_bc20]);
+    // A line no longer than a piece is one piece, and the init joins after it: init 1 over
+    // [1e8, -1e8] is (1e8 - 1e8) + 1 = 1, where the sequential fold gives (1 + 1e8) - 1e8 = 0.
+    let one = 1f32.to_bits() as u64;
+    let pair = f32s(&[1e8, -1e8]);
+    for piece in [2, 3, 1 << 20] {
+        let r = reduce_in_pieces(ScalarOp::AddF, "r", &[2], vec![], one, (&pair, piece));
+        assert_eq!(r.bits, [one], "pieces of {piece}");
+    }
+    assert_eq!(
+        reduce(ScalarOp::AddF, "r", &[2], vec![], one, &pair).bits,
+        [0]
+    );
+    // Pieces of 1 differ from the sequential fold only through the start: each -0 becomes
+    // +0 + -0 = +0, so a line of -0 from a -0 init sums to +0, not -0.
+    let neg_zero = 0x8000_0000;
+    let zeros = [neg_zero; 3];
+    let r = reduce_in_pieces(ScalarOp::AddF, "r", &[3], vec![], neg_zero, (&zeros, 1));
+    assert_eq!(r.bits, [0]);
+    let r = reduce(ScalarOp::AddF, "r", &[3], vec![], neg_zero, &zeros);
+    assert_eq!(r.bits, [neg_zero]);
+}
+
+/// A product folds its pieces from one: numpy's `pieces` above with `*` and start 1, on
+/// [0x3f77be47, 0x3f914757, 0x3fdeeb3d, 0x3f8e90f5] from init 1, gives 0x40085b64 for pieces
+/// of 2 ((a*b) * (c*d)) and 0x40085b63 sequentially (((a*b)*c)*d).
+#[test]
+fn fold_piece_products_start_each_piece_from_one() {
+    let data = [0x3f77_be47, 0x3f91_4757, 0x3fde_eb3d, 0x3f8e_90f5];
+    let one = 1f32.to_bits() as u64;
+    let r = reduce_in_pieces(ScalarOp::MulF, "r", &[4], vec![], one, (&data, 2));
+    assert_eq!(r.bits, [0x4008_5b64]);
+    let r = reduce_in_pieces(ScalarOp::MulF, "r", &[4], vec![], one, (&data, 4));
+    assert_eq!(r.bits, [0x4008_5b63]);
+    assert_eq!(
+        reduce(ScalarOp::MulF, "r", &[4], vec![], one, &data).bits,
+        [0x4008_5b63]
+    );
+}
+
+/// A NaN in a piece makes the piece, and so the line, the canonical NaN (as the ISA's SUM does,
+/// docs/isa.md §1.5), whatever its payload; so do infinities of both signs in different pieces.
+#[test]
+fn fold_piece_nans_are_canonical() {
+    let signalling = [
+        1f32.to_bits() as u64,
+        0xFF80_0001,
+        2f32.to_bits() as u64,
+        3f32.to_bits() as u64,
+    ];
+    let r = reduce_in_pieces(ScalarOp::AddF, "r", &[4], vec![], 0, (&signalling, 2));
+    assert_eq!(r.bits, [NAN32]);
+    let infs = f32s(&[f32::INFINITY, 1.0, f32::NEG_INFINITY, 1.0]);
+    let r = reduce_in_pieces(ScalarOp::AddF, "r", &[4], vec![], 0, (&infs, 2));
+    assert_eq!(r.bits, [NAN32]);
+    let r = reduce_in_pieces(ScalarOp::MulF, "r", &[4], vec![], 0, (&signalling, 3));
+    assert_eq!(r.bits, [NAN32]);
+}
+
+/// `fold_piece` leaves alone what reassociates exactly (max and min, integer folds) and what is
+/// no reduction: an elementwise `out = x + out` adds -0 to a -0 output (-0), where a piece
+/// from +0 would give +0.
+#[test]
+fn fold_piece_changes_only_float_sums_and_products() {
+    let data = f32s(&[1.0, f32::NAN, -0.0, 0.0, 5.0, -3.0, 2.0]);
+    for op in [
+        ScalarOp::MaximumF,
+        ScalarOp::MaxNumF,
+        ScalarOp::MinimumF,
+        ScalarOp::MinNumF,
+    ] {
+        let sequential = reduce(op, "r", &[7], vec![], NEG_INF32, &data);
+        for piece in [1, 2, 3] {
+            let r = reduce_in_pieces(op, "r", &[7], vec![], NEG_INF32, (&data, piece));
+            assert_eq!(r.bits, sequential.bits, "{op:?} in pieces of {piece}");
+        }
+    }
+    let mut b = Builder::new("acc");
+    let ty = tensor(&[2], F32);
+    let x = b.arg("x", LType::Tensor(ty.clone()));
+    let y = b.arg("y", LType::Tensor(ty));
+    let mut r = Region::new(&[F32, F32]);
+    let s = r.op(ScalarOp::AddF, &[BodyValue::Arg(0), BodyValue::Arg(1)], F32);
+    let res = elementwise(&mut b, &[x], &[y], r.yields(&[s]));
+    let p = b.finish(&res);
+    let (neg_zero, one) = (0x8000_0000, 1f32.to_bits() as u64);
+    let args = [
+        arg(&[2], F32, &[neg_zero, one]),
+        arg(&[2], F32, &[neg_zero, one]),
+    ];
+    let options = LinalgOptions {
+        fold_piece: NonZeroU32::new(1),
+        ..LinalgOptions::default()
+    };
+    let out = evaluate_linalg_with(&p, &args, options).unwrap();
+    assert_eq!(out[0].bits, [neg_zero, 2f32.to_bits() as u64]);
 }
 
 /// truncf and extf against the host's conversions on random bit patterns with edge values
