@@ -7,10 +7,13 @@ use crate::verify::{
 use crate::ExecError;
 use ptoc_codegen::{lower_function, lower_gm_kernel, print_asm, print_words, write_elf, Kernel};
 use ptoc_dialect::{export_module, import_module, Frontend};
-use ptoc_ir::{Diagnostic, Location, Module, Source};
-use ptoc_passes::{known_passes, IrPrinting, PassContext, PassManager, PipelineError, When};
+use ptoc_ir::{Attr, Diagnostic, GmKernel, Location, Module, Source};
+use ptoc_passes::{
+    known_passes, IrPrinting, PassContext, PassManager, PipelineError, When, FOLD_PIECE_ATTR,
+};
 use ptoc_runtime::LinalgOptions;
 use std::fmt;
+use std::num::NonZeroU32;
 
 /// What to produce.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -257,11 +260,57 @@ impl Driver {
         })
     }
 
-    /// How `verify` reads linalg programs: with the meaning the compile options allow.
+    /// How `verify` reads linalg programs: with the meaning the compile options allow. What a
+    /// conversion decided per program (its fold piece) is in the compiled module:
+    /// [`Driver::linalg_verify_options`].
     pub fn linalg_options(&self) -> LinalgOptions {
         LinalgOptions {
             assume_no_nans: self.options.pass_options.assume_no_nans,
             fold_piece: None,
+        }
+    }
+
+    /// How `verify` reads each linalg program of `reference` (in order; the module after
+    /// [`Driver::reference_module`]), given `compiled`, the module after the pipeline
+    /// ([`Driver::compile_module_kernels`]): [`Driver::linalg_options`], plus the fold piece
+    /// its converted kernel records ([`ptoc_passes::FOLD_PIECE_ATTR`], under
+    /// `--allow-reassociation`). A converted kernel missing from `compiled`, or a malformed
+    /// attribute, is an error at the program or kernel.
+    pub fn linalg_verify_options(
+        &self,
+        reference: &Module,
+        compiled: &Module,
+    ) -> Result<Vec<LinalgOptions>, Vec<Diagnostic>> {
+        // The conversion appends each program's kernel after the module's own GM kernels.
+        let converted = compiled
+            .gm_kernels
+            .get(reference.gm_kernels.len()..)
+            .unwrap_or_default();
+        let mut options = Vec::with_capacity(reference.linalg.len());
+        let mut errors = Vec::new();
+        for (i, program) in reference.linalg.iter().enumerate() {
+            let Some(kernel) = converted.get(i).filter(|k| k.name == program.name) else {
+                errors.push(Diagnostic::error(
+                    program.loc.clone(),
+                    format!(
+                        "@{} has no converted kernel in the compiled module to verify",
+                        program.name
+                    ),
+                ));
+                continue;
+            };
+            match fold_piece(kernel) {
+                Ok(fold_piece) => options.push(LinalgOptions {
+                    fold_piece,
+                    ..self.linalg_options()
+                }),
+                Err(e) => errors.push(e),
+            }
+        }
+        if errors.is_empty() {
+            Ok(options)
+        } else {
+            Err(errors)
         }
     }
 
@@ -330,25 +379,20 @@ impl Driver {
 
     /// Compile every kernel of `source` and check each, bit for bit, against the reference
     /// evaluator of its unoptimised source on `trials` random input sets (edge values
-    /// included) drawn from `seed`. `Ok` means every kernel matched on every trial.
+    /// included, [`crate::verify::InputProfile`]) drawn from `seed`; a linalg program is read
+    /// with the meaning the options allow ([`Driver::linalg_verify_options`]). `Ok` means
+    /// every kernel matched on every trial.
     pub fn verify(&self, source: &Source, trials: u32, seed: u64) -> Result<(), VerifyError> {
-        let module = self
-            .import(source)
-            .map_err(|d| VerifyError::Compile(d.into()))?;
-        let kernels = self
-            .compile_kernels(&module)
-            .map_err(|d| VerifyError::Compile(d.into()))?;
-        let reference = self
-            .reference_module(&module)
-            .map_err(|d| VerifyError::Compile(d.into()))?;
-        let checked = check_kernels(
-            &kernels,
-            &reference,
-            trials,
-            seed,
-            &[],
-            self.linalg_options(),
-        );
+        let compile_error = |d: Vec<Diagnostic>| VerifyError::Compile(d.into());
+        let module = self.import(source).map_err(compile_error)?;
+        let (compiled, kernels) = self
+            .compile_module_kernels(&module)
+            .map_err(compile_error)?;
+        let reference = self.reference_module(&module).map_err(compile_error)?;
+        let linalg = self
+            .linalg_verify_options(&reference, &compiled)
+            .map_err(compile_error)?;
+        let checked = check_kernels(&kernels, &reference, trials, seed, &[], &linalg);
         for (kernel, outcome) in checked {
             match outcome {
                 Ok(None) => {}
@@ -448,10 +492,21 @@ impl Driver {
 
     /// Run the pipeline on a copy of `module` and lower it to kernels.
     pub fn compile_kernels(&self, module: &Module) -> Result<Vec<Kernel>, Vec<Diagnostic>> {
+        Ok(self.compile_module_kernels(module)?.1)
+    }
+
+    /// [`Driver::compile_kernels`], also returning the module after the pipeline, whose GM
+    /// kernels keep what the passes recorded on them (such as the fold piece
+    /// [`Driver::linalg_verify_options`] reads).
+    pub fn compile_module_kernels(
+        &self,
+        module: &Module,
+    ) -> Result<(Module, Vec<Kernel>), Vec<Diagnostic>> {
         let mut compiled = module.clone();
         let mut side_output = String::new();
         self.run_pipeline(&mut compiled, &mut side_output)?;
-        self.lower(&compiled)
+        let kernels = self.lower(&compiled)?;
+        Ok((compiled, kernels))
     }
 
     /// Lower every function and GM kernel of an allocated module to a kernel (functions first,
@@ -509,7 +564,9 @@ impl Driver {
 /// Check each compiled kernel against its reference (the module after `reference_module`):
 /// straight-line functions through [`verify_kernel`], GM kernels through
 /// [`verify_compiled_gm_kernel`], linalg programs (still unconverted in the reference) through
-/// [`verify_compiled_linalg_kernel`] under `linalg`. `kernels` is in [`Driver::lower`]'s order:
+/// [`verify_compiled_linalg_kernel`], program `i` of `reference.linalg` under `linalg[i]`
+/// ([`Driver::linalg_verify_options`]; a program without one is read with the default, exact
+/// meaning). `kernels` is in [`Driver::lower`]'s order:
 /// the functions' kernels first, then the GM kernels' (README, Kernels over global memory), then those converted from
 /// linalg programs (which the conversion appends). A GM kernel's `index` scalar named in
 /// `index_values` takes that value in every trial, any other is 0 (a random loop bound could run
@@ -520,18 +577,21 @@ pub fn check_kernels<'k>(
     trials: u32,
     seed: u64,
     index_values: &'k [(String, u64)],
-    linalg: LinalgOptions,
+    linalg: &'k [LinalgOptions],
 ) -> impl Iterator<Item = (&'k Kernel, Result<Option<Mismatch>, ExecError>)> + 'k {
     let (functions, gm_kernels) = kernels.split_at(reference.functions.len().min(kernels.len()));
     let (gm_kernels, converted) =
         gm_kernels.split_at(reference.gm_kernels.len().min(gm_kernels.len()));
-    let programs = converted
-        .iter()
-        .zip(&reference.linalg)
-        .map(move |(k, program)| {
-            let checked = verify_compiled_linalg_kernel(k, program, trials, seed, linalg);
-            (k, checked)
-        });
+    let programs =
+        converted
+            .iter()
+            .zip(&reference.linalg)
+            .enumerate()
+            .map(move |(i, (k, program))| {
+                let options = linalg.get(i).copied().unwrap_or_default();
+                let checked = verify_compiled_linalg_kernel(k, program, trials, seed, options);
+                (k, checked)
+            });
     let gm = gm_kernels
         .iter()
         .zip(&reference.gm_kernels)
@@ -554,6 +614,28 @@ pub fn check_kernels<'k>(
         .map(move |(k, func)| (k, verify_kernel(k, func, trials, seed)))
         .chain(gm)
         .chain(programs)
+}
+
+/// The fold piece a converted kernel records ([`ptoc_passes::FOLD_PIECE_ATTR`]); `None` without
+/// the attribute.
+fn fold_piece(kernel: &GmKernel) -> Result<Option<NonZeroU32>, Diagnostic> {
+    let Some(attr) = kernel.attrs.get(FOLD_PIECE_ATTR) else {
+        return Ok(None);
+    };
+    let piece = match attr {
+        Attr::Int(n) => u32::try_from(*n).ok().and_then(NonZeroU32::new),
+        Attr::Str(_) => None,
+    };
+    piece.map(Some).ok_or_else(|| {
+        Diagnostic::error(
+            kernel.loc.clone(),
+            format!(
+                "@{}: {FOLD_PIECE_ATTR} = {attr} is not a piece length (1 to {})",
+                kernel.name,
+                u32::MAX
+            ),
+        )
+    })
 }
 
 /// The `index` scalar arguments of a GM kernel: position and source name.
@@ -722,6 +804,79 @@ mod tests {
         })
         .unwrap();
         assert!(mlir.process(&Source::new("", "e.mlir")).output.is_some());
+    }
+
+    /// A row sum of 32768 f32 folds in chunks only under `--allow-reassociation`, in pieces the
+    /// kernel records; `verify` reads the program with them and matches, where linalg's
+    /// sequential reading differs as soon as the inputs are numbers (trial 1, moderate values:
+    /// trial 0's edge values make every line NaN).
+    #[test]
+    fn verify_reads_a_reassociated_program_in_the_kernels_pieces() {
+        const SUM: &str = r#"
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @sum(%x: tensor<2x32768xf32>) -> tensor<2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+  %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<2x32768xf32>) outs(%init : tensor<2xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  return %s : tensor<2xf32>
+}
+"#;
+        let source = Source::new(SUM, "sum.mlir");
+        let exact = Driver::new(Options::default()).unwrap();
+        let refused = exact.verify(&source, 2, 0).unwrap_err().to_string();
+        assert!(refused.contains("pass --allow-reassociation"), "{refused}");
+        let mut options = Options::default();
+        options.pass_options.allow_reassociation = true;
+        let driver = Driver::new(options).unwrap();
+        let module = driver.import(&source).unwrap();
+        let (compiled, kernels) = driver.compile_module_kernels(&module).unwrap();
+        let reference = driver.reference_module(&module).unwrap();
+        let linalg = driver.linalg_verify_options(&reference, &compiled).unwrap();
+        assert_eq!(linalg.len(), 1);
+        // Each line is folded in pieces of a whole number of chunks, several of them.
+        let piece = linalg[0].fold_piece.expect("a fold piece").get();
+        assert!(piece < 32768 && 32768 % piece == 0, "{piece}");
+        let checked: Vec<_> = check_kernels(&kernels, &reference, 3, 0, &[], &linalg)
+            .map(|(_, outcome)| outcome)
+            .collect();
+        assert_eq!(checked, [Ok(None)]);
+        assert_eq!(driver.verify(&source, 3, 0), Ok(()));
+        // linalg's sequential meaning (no options given) is not what the kernel computes.
+        let sequential: Vec<_> = check_kernels(&kernels, &reference, 3, 0, &[], &[])
+            .map(|(_, outcome)| outcome.unwrap().map(|m| m.trial))
+            .collect();
+        assert_eq!(sequential, [Some(1)]);
+        // A malformed or missing record is an error at the kernel or the program.
+        let mut broken = compiled.clone();
+        let attr = Attr::Int(0);
+        broken.gm_kernels[0]
+            .attrs
+            .insert(FOLD_PIECE_ATTR.to_string(), attr);
+        let err = driver
+            .linalg_verify_options(&reference, &broken)
+            .unwrap_err();
+        assert_eq!(err[0].loc, Location::new("sum.mlir", 4, 1));
+        assert!(
+            err[0]
+                .message
+                .contains("pto.fold_piece = 0 : i64 is not a piece length"),
+            "{}",
+            err[0].message
+        );
+        broken.gm_kernels.clear();
+        let err = driver
+            .linalg_verify_options(&reference, &broken)
+            .unwrap_err();
+        assert!(
+            err[0].message.contains("@sum has no converted kernel"),
+            "{err:?}"
+        );
     }
 
     /// A GM kernel built in Rust goes through the pipeline and the lowering like a parsed one:

@@ -10,7 +10,7 @@ use crate::tensor::ElementType;
 use ptoc_codegen::Kernel;
 use ptoc_ir::linalg::{Elem, LType, Program};
 use ptoc_ir::{Function, GmKernel, Location, ScalarType, Type as GmType};
-use ptoc_isa::{DataType, FaultClass, PadValue, Storage};
+use ptoc_isa::{DataType, FaultClass, PadValue, Storage, TypeClass};
 use ptoc_runtime::numerics::Flags;
 use ptoc_runtime::{
     evaluate_gm, evaluate_linalg_with, evaluate_with_flags, EvalError, Fault, GmArg, LinalgArg,
@@ -231,19 +231,84 @@ fn edge_values(dtype: DataType) -> Vec<u64> {
     v
 }
 
-/// A random valid-region carrier of `dtype`: an edge value one time in four, else random bits
-/// (valid TF32/HF32 encodings, so the interesting cases are not all encoding faults).
-fn random_element(rng: &mut StdRng, dtype: DataType, edges: &[u64]) -> u64 {
-    if rng.gen_ratio(1, 4) {
-        edges[rng.gen_range(0..edges.len())]
-    } else {
-        let low = dtype.required_zero_low_bits();
-        (rng.gen::<u64>() & dtype.carrier_mask()) >> low << low
+/// How one trial draws its random inputs; trial `t` uses [`InputProfile::of_trial`]. Edge values
+/// find the special cases, but with one element in four an edge, a line of a few hundred
+/// elements nearly always holds a NaN or an infinity and every sum or maximum over it is one: the
+/// arithmetic of reductions shows only on finite values, and a NaN's effect only on a line
+/// that holds one among numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputProfile {
+    /// One element in four an edge value (±0, ±inf, quiet and signalling NaNs, subnormals,
+    /// extremes, ±1), the others random bits.
+    Edges,
+    /// Moderate finite values, no edge values: a float has a random sign and mantissa and an
+    /// exponent from -3 to 3 (magnitudes in [1/8, 16)); a signed integer a magnitude below
+    /// 2^(w/2), an unsigned one a value below it (w the width).
+    Moderate,
+    /// [`InputProfile::Moderate`] values with an edge value one time in 4096 (about one per line
+    /// of 4096 elements).
+    SparseEdges,
+}
+
+impl InputProfile {
+    /// Every profile, in the order trials cycle through them.
+    pub const ALL: [InputProfile; 3] = [
+        InputProfile::Edges,
+        InputProfile::Moderate,
+        InputProfile::SparseEdges,
+    ];
+
+    /// The profile of trial `trial` (0-based): trial 0 edges, 1 moderate, 2 sparse edges, 3
+    /// edges again, and so on.
+    pub fn of_trial(trial: u32) -> InputProfile {
+        InputProfile::ALL[trial as usize % InputProfile::ALL.len()]
+    }
+
+    /// How messages name it: `edge`, `moderate`, `sparse-edge`.
+    pub fn name(self) -> &'static str {
+        match self {
+            InputProfile::Edges => "edge",
+            InputProfile::Moderate => "moderate",
+            InputProfile::SparseEdges => "sparse-edge",
+        }
+    }
+}
+
+/// A random valid-region carrier of `dtype` under `profile` (valid TF32/HF32 encodings, so the
+/// interesting cases are not all encoding faults). Types without arithmetic (`TypeClass::Other`)
+/// are random bits outside their edges in every profile.
+fn random_element(rng: &mut StdRng, dtype: DataType, edges: &[u64], profile: InputProfile) -> u64 {
+    let edge_one_in = match profile {
+        InputProfile::Edges => 4,
+        InputProfile::Moderate => 0,
+        InputProfile::SparseEdges => 4096,
+    };
+    if edge_one_in > 0 && rng.gen_ratio(1, edge_one_in) {
+        return edges[rng.gen_range(0..edges.len())];
+    }
+    let low = dtype.required_zero_low_bits();
+    let random_bits = |rng: &mut StdRng| (rng.gen::<u64>() & dtype.carrier_mask()) >> low << low;
+    if profile == InputProfile::Edges {
+        return random_bits(rng);
+    }
+    let half = dtype.bits() / 2;
+    match (dtype.class(), dtype.float_format()) {
+        (TypeClass::Float, Some(f)) => {
+            let biased = (f.bias() + rng.gen_range(-3..=3)) as u64;
+            let frac = rng.gen::<u64>() & ((1u64 << f.frac_bits) - 1);
+            f.pack(rng.gen(), biased, frac)
+        }
+        (TypeClass::Signed, _) => {
+            let magnitude = 1i64 << half;
+            (rng.gen_range(1 - magnitude..magnitude) as u64) & dtype.carrier_mask()
+        }
+        (TypeClass::Unsigned, _) => rng.gen_range(0..1u64 << half),
+        (TypeClass::Float | TypeClass::Other, _) => random_bits(rng),
     }
 }
 
 /// Random inputs for every argument of `kernel`.
-fn random_inputs(kernel: &Kernel, rng: &mut StdRng) -> Vec<Vec<u64>> {
+fn random_inputs(kernel: &Kernel, rng: &mut StdRng, profile: InputProfile) -> Vec<Vec<u64>> {
     kernel
         .meta
         .args
@@ -253,7 +318,7 @@ fn random_inputs(kernel: &Kernel, rng: &mut StdRng) -> Vec<Vec<u64>> {
             let n = a.valid_rows * a.valid_cols;
             match a.storage {
                 Storage::Numeric => (0..n)
-                    .map(|_| random_element(rng, a.dtype, &edges))
+                    .map(|_| random_element(rng, a.dtype, &edges, profile))
                     .collect(),
                 Storage::Predicate => (0..n).map(|_| rng.gen_range(0..2u64)).collect(),
             }
@@ -262,8 +327,8 @@ fn random_inputs(kernel: &Kernel, rng: &mut StdRng) -> Vec<Vec<u64>> {
 }
 
 /// Run `kernel` and the reference evaluator of `source` (the unoptimised function it was compiled
-/// from, see [`crate::Driver::reference_module`]) on `trials` random inputs; the first
-/// disagreement, if any.
+/// from, see [`crate::Driver::reference_module`]) on `trials` random inputs (trial `t` drawn
+/// under [`InputProfile::of_trial`]); the first disagreement, if any.
 pub fn verify_kernel(
     kernel: &Kernel,
     source: &Function,
@@ -272,7 +337,7 @@ pub fn verify_kernel(
 ) -> Result<Option<Mismatch>, ExecError> {
     let mut rng = StdRng::seed_from_u64(seed);
     for trial in 0..trials {
-        let inputs = random_inputs(kernel, &mut rng);
+        let inputs = random_inputs(kernel, &mut rng, InputProfile::of_trial(trial));
         let compiled = execute(kernel, &inputs)?;
         let args: Vec<Tile> = source
             .args
@@ -528,13 +593,13 @@ impl fmt::Display for GmMismatch {
 }
 
 /// Random arguments for a GM kernel: every memref element and element-typed scalar random
-/// (edge values one time in four, as for tiles); an `index` scalar is `index_values[i]` for
-/// argument `i` when given, else 0 (a random loop bound would make trials run for hours or
-/// leave every memref).
+/// under `profile`, as for tiles; an `index` scalar is `index_values[i]` for argument `i` when
+/// given, else 0 (a random loop bound would make trials run for hours or leave every memref).
 pub fn random_gm_args(
     kernel: &GmKernel,
     rng: &mut StdRng,
     index_values: &[(usize, u64)],
+    profile: InputProfile,
 ) -> Vec<GmArg> {
     kernel
         .args
@@ -546,12 +611,12 @@ pub fn random_gm_args(
                 let n = m.rows as usize * m.cols as usize;
                 GmArg::MemRef(
                     (0..n)
-                        .map(|_| random_element(rng, m.dtype, &edges))
+                        .map(|_| random_element(rng, m.dtype, &edges, profile))
                         .collect(),
                 )
             }
             GmType::Scalar(ScalarType::Element(t)) => {
-                GmArg::Scalar(random_element(rng, *t, &edge_values(*t)))
+                GmArg::Scalar(random_element(rng, *t, &edge_values(*t), profile))
             }
             GmType::Scalar(ScalarType::Index) => GmArg::Scalar(
                 index_values
@@ -563,7 +628,7 @@ pub fn random_gm_args(
                 let (rows, cols, vr, vc) = t.dims().unwrap_or((1, 1, 1, 1));
                 let edges = edge_values(t.dtype);
                 let values: Vec<u64> = (0..vr * vc)
-                    .map(|_| random_element(rng, t.dtype, &edges))
+                    .map(|_| random_element(rng, t.dtype, &edges, profile))
                     .collect();
                 let tile = Tile::new(t.dtype, rows, cols, vr, vc)
                     .and_then(|tile| tile.with_valid_values(&values));
@@ -578,7 +643,7 @@ pub fn random_gm_args(
 
 /// Run a compiled GM kernel (`run_compiled`, on the same arguments) and the reference evaluator
 /// of `source` (the unoptimised kernel, [`crate::Driver::reference_module`]) on `trials` random
-/// argument sets ([`random_gm_args`]) and compare every element of every memref bit for bit;
+/// argument sets ([`random_gm_args`], trial `t` under [`InputProfile::of_trial`]) and compare every element of every memref bit for bit;
 /// the first disagreement, if any. Both failing on the same inputs is agreement (the source
 /// accesses memory outside a memref or divides by zero, where the compiled kernel faults).
 pub fn verify_gm_kernel(
@@ -590,7 +655,8 @@ pub fn verify_gm_kernel(
 ) -> Option<GmMismatch> {
     let mut rng = StdRng::seed_from_u64(seed);
     for trial in 0..trials {
-        let args = random_gm_args(source, &mut rng, index_values);
+        let profile = InputProfile::of_trial(trial);
+        let args = random_gm_args(source, &mut rng, index_values, profile);
         let compiled = run_compiled(&args);
         let reference = evaluate_gm(source, &args);
         let discrepancy = match (compiled.fault, reference) {
@@ -831,6 +897,116 @@ func.func @k_min(%x: !pto.tile<4x8xsi16>, %v: !pto.tile<4x1xsi16>) -> !pto.tile<
                 && text.contains("inputs: %x["),
             "{text}"
         );
+    }
+}
+
+/// What each [`InputProfile`] draws, and that the profiles exercise a reduction's arithmetic.
+#[cfg(test)]
+mod profile_tests {
+    use super::*;
+    use crate::{Driver, Options};
+    use ptoc_runtime::evaluate_linalg;
+
+    fn draw(dtype: DataType, profile: InputProfile, n: usize) -> (Vec<u64>, usize) {
+        let mut rng = StdRng::seed_from_u64(11);
+        let edges = edge_values(dtype);
+        let values: Vec<u64> = (0..n)
+            .map(|_| random_element(&mut rng, dtype, &edges, profile))
+            .collect();
+        let on_edge = values.iter().filter(|v| edges.contains(v)).count();
+        (values, on_edge)
+    }
+
+    /// Moderate floats have magnitudes in [1/8, 16) (read by the host's f64, f32 and `half`
+    /// conversions: no zero, subnormal, infinity or NaN) and both signs; moderate integers stay below 2^(w/2) in
+    /// magnitude. Edges come one element in four, or one in 4096, as documented.
+    #[test]
+    fn moderate_values_are_finite_and_moderate() {
+        let n = 4000;
+        let moderate = |x: f64| x.is_finite() && (0.125..16.0).contains(&x.abs());
+        type Host = fn(u64) -> f64;
+        let host: [(DataType, Host); 5] = [
+            (DataType::FP64, f64::from_bits),
+            (DataType::FP32, |b| f32::from_bits(b as u32).into()),
+            (DataType::TF32, |b| f32::from_bits(b as u32).into()),
+            (DataType::FP16, |b| half::f16::from_bits(b as u16).into()),
+            (DataType::BF16, |b| half::bf16::from_bits(b as u16).into()),
+        ];
+        for (dtype, value) in host {
+            let (values, _) = draw(dtype, InputProfile::Moderate, n);
+            assert!(values.iter().all(|&b| moderate(value(b))), "{dtype:?}");
+            assert!(values.iter().any(|&b| value(b) < 0.0), "{dtype:?}");
+            assert!(values.iter().any(|&b| value(b) > 0.0), "{dtype:?}");
+            let low = (1u64 << dtype.required_zero_low_bits()) - 1;
+            assert!(values.iter().all(|&b| b & low == 0), "{dtype:?}");
+        }
+        // 8-bit floats: E4M3 (bias 7) and E5M2 (bias 15) exponent fields within 3 of the bias.
+        for (dtype, shift, bias) in [(DataType::E4M3, 3, 7), (DataType::E5M2, 2, 15)] {
+            let (values, _) = draw(dtype, InputProfile::Moderate, n);
+            assert!(values
+                .iter()
+                .all(|&b| ((b & 0x7F) >> shift).abs_diff(bias) <= 3));
+        }
+        let (values, _) = draw(DataType::S8, InputProfile::Moderate, n);
+        assert!(values.iter().all(|&b| (b as u8 as i8).unsigned_abs() < 16));
+        let (values, _) = draw(DataType::S32, InputProfile::Moderate, n);
+        assert!(values
+            .iter()
+            .all(|&b| (b as u32 as i32).unsigned_abs() < 1 << 16));
+        assert!(values.iter().any(|&b| (b as u32 as i32) < 0));
+        let (values, _) = draw(DataType::U16, InputProfile::Moderate, n);
+        assert!(values.iter().all(|&b| b < 256));
+        // Edge rates: one in four, and one in 4096 (about 10 of 40960).
+        let (_, on_edge) = draw(DataType::FP32, InputProfile::Edges, n);
+        assert!((800..1200).contains(&on_edge), "{on_edge}");
+        let (_, on_edge) = draw(DataType::FP32, InputProfile::SparseEdges, 40960);
+        assert!((2..30).contains(&on_edge), "{on_edge}");
+        assert_eq!(
+            (0..6).map(InputProfile::of_trial).collect::<Vec<_>>(),
+            [InputProfile::ALL, InputProfile::ALL].concat()
+        );
+    }
+
+    /// A NaN-propagating row maximum over 64 lines of 4096: under edge inputs every line holds a
+    /// NaN, so every result is NaN and the fold's arithmetic goes unchecked; moderate inputs give
+    /// numbers on every line, sparse edges give NaN on some lines and numbers on others.
+    #[test]
+    fn trials_exercise_the_arithmetic_of_a_reduction() {
+        const AMAX: &str = r#"
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @amax(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %m = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<64x4096xf32>) outs(%init : tensor<64xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.maximumf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<64xf32>
+  return %m : tensor<64xf32>
+}
+"#;
+        let driver = Driver::new(Options::default()).unwrap();
+        let module = driver
+            .import(&ptoc_ir::Source::new(AMAX, "amax.mlir"))
+            .unwrap();
+        let program = &module.linalg[0];
+        let mut rng = StdRng::seed_from_u64(0);
+        let nans = InputProfile::ALL.map(|profile| {
+            let args = random_linalg_args(program, &mut rng, profile);
+            let out = evaluate_linalg(program, &args).unwrap();
+            let value = |b: u64| f32::from_bits(b as u32);
+            let numbers = out[0].bits.iter().filter(|&&b| !value(b).is_nan());
+            if profile == InputProfile::Moderate {
+                // The maximum of moderate values is a moderate, positive value.
+                assert!(numbers.clone().all(|&b| (0.125..16.0).contains(&value(b))));
+            }
+            64 - numbers.count()
+        });
+        assert_eq!(nans[0], 64);
+        assert_eq!(nans[1], 0);
+        assert!(nans[2] > 0 && nans[2] < 64, "{nans:?}");
     }
 }
 
@@ -1145,11 +1321,15 @@ func.func @k(%x: memref<4x8xi32>, %y: memref<4x8xi32>) {
     }
 }
 
-/// Random arguments for a linalg program: every tensor element and scalar random, an edge value
-/// one time in four (zeros, ones, extremes, infinities, NaNs, subnormals); elements without a DataType (`index`, `i1`) are 0.
-pub fn random_linalg_args(program: &Program, rng: &mut StdRng) -> Vec<LinalgArg> {
+/// Random arguments for a linalg program: every tensor element and scalar random under
+/// `profile`, as for tiles; elements without a DataType (`index`, `i1`) are 0.
+pub fn random_linalg_args(
+    program: &Program,
+    rng: &mut StdRng,
+    profile: InputProfile,
+) -> Vec<LinalgArg> {
     let element = |rng: &mut StdRng, elem: Elem| match elem.data() {
-        Some(t) => random_element(rng, t, &edge_values(t)),
+        Some(t) => random_element(rng, t, &edge_values(t), profile),
         None => 0,
     };
     program
@@ -1168,7 +1348,7 @@ pub fn random_linalg_args(program: &Program, rng: &mut StdRng) -> Vec<LinalgArg>
 /// Check `kernel`, compiled from the linalg `program` by `convert-linalg-to-pto` (its arguments
 /// are the program's, then one memref `rK` per result), against the reference evaluator of the
 /// **linalg program** ([`evaluate_linalg_with`] under `options`, the meaning the compile options
-/// allow) on `trials` random argument sets: every result element bit for bit, NaN payloads
+/// allow) on `trials` random argument sets (trial `t` under [`InputProfile::of_trial`]): every result element bit for bit, NaN payloads
 /// included; elements the program leaves undefined (poison) are not compared. Inputs on which
 /// the program divides by zero (undefined behaviour in MLIR) prove nothing and are skipped.
 pub fn verify_compiled_linalg_kernel(
@@ -1190,7 +1370,7 @@ pub fn verify_compiled_linalg_kernel(
         inputs: Vec::new(),
     };
     for trial in 0..trials {
-        let args = random_linalg_args(program, &mut rng);
+        let args = random_linalg_args(program, &mut rng, InputProfile::of_trial(trial));
         let reference = match evaluate_linalg_with(program, &args, options) {
             Ok(results) => results,
             Err(EvalError::Op { .. }) => continue,
