@@ -1,7 +1,8 @@
 //! Checking compiled kernels against their source.
 //!
 //! [`verify_kernel`] runs a compiled kernel and the reference evaluator (on the unoptimised
-//! source) on the same random inputs, edge values included, and compares every result element,
+//! source) on the same random inputs, trials cycling through the [`InputProfile`]s (edge values,
+//! moderate numbers, sparse edges), and compares every result element,
 //! definedness bit and status flag. The first disagreement is a [`Mismatch`]: the op and
 //! location that defines the result, the element, both values and the inputs at that element.
 
