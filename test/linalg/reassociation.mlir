@@ -1,8 +1,10 @@
 // A float sum from an init other than +0.0 cannot start the ISA's fold, so it is refused
 // (test/linalg/invalid-convert.mlir) unless --allow-reassociation lets the init join after the
-// fold; the compile then says so at the op, and verify (against linalg's sequential meaning)
-// may legitimately find a difference.
+// fold; the compile then says so at the op. verify reads the sum as the kernel folds it (its
+// pto.fold_piece, here the whole row), so it still compares bit for bit.
 // RUN: ptoc %s --allow-reassociation --verify-diagnostics --emit=asm | FileCheck %s
+// RUN: ptoc verify %s --allow-reassociation --trials 3 | FileCheck %s --check-prefix=VERIFY
+// VERIFY: @sum_from_one: 3 trials (seed 0), compiled code matches the source bit for bit
 // CHECK: TROWSUM
 // CHECK: TADDS
 #id = affine_map<(d0, d1) -> (d0, d1)>
