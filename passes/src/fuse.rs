@@ -18,6 +18,7 @@ mod rules;
 pub mod synth;
 #[cfg(test)]
 mod tests;
+mod window;
 
 use crate::{Pass, PassContext};
 use egg::{Id, Runner, SimpleScheduler, StopReason};
@@ -213,12 +214,15 @@ fn build(func: &Function) -> Option<Built> {
 }
 
 /// Run saturation and extraction on `func`; the rewritten function and what happened, or `None`
-/// if the function could not be represented (it is then left alone).
+/// if the function could not be represented (it is then left alone). A function of more than
+/// [`window::Window::DEFAULT`] ops fuses window by window ([`window`]), each window's e-graph
+/// under its own limits; the report sums the windows' e-graph statistics.
 pub fn fuse_function(func: &Function) -> Option<(Function, Report)> {
-    fuse_function_with(func, Limits::for_size)
+    window::fuse_windowed(func, Limits::for_size, window::Window::DEFAULT)
 }
 
-/// [`fuse_function`] with the saturation limits `limits` gives for the initial e-graph size.
+/// Saturation and extraction of `func` as one e-graph, with the saturation limits `limits`
+/// gives for its initial size.
 pub(crate) fn fuse_function_with(
     func: &Function,
     limits: impl FnOnce(usize) -> Limits,

@@ -44,6 +44,11 @@ impl OpCode {
         ops::by_kind(kind).and_then(OpCode::of)
     }
 
+    /// Its index in [`CATALOGUE`].
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+
     pub fn info(self) -> &'static OpInfo {
         &CATALOGUE[self.0 as usize]
     }

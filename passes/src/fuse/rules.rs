@@ -300,12 +300,22 @@ fn expand_once(axis: Axis, kind: OpKind) -> Option<TileRewrite> {
     let lhs: Pattern<TileNode> = format!("({} {} ?t)", op.name(), expands.join(" "))
         .parse()
         .ok()?;
+    let small: Vec<&str> = names.iter().map(|(v, _)| *v).collect();
+    let result = format!(
+        "({} ({} {} ?ts) ?t)",
+        copy.name(),
+        op.name(),
+        small.join(" ")
+    )
+    .parse()
+    .ok()?;
     let applier = ExpandOnce {
         axis,
         op,
         copy,
         sources: names.iter().map(|(v, t)| (var(v), var(t))).collect(),
         t: var("?t"),
+        result,
     };
     let name = match kind {
         OpKind::Binary(e) => op_name(e),
@@ -327,6 +337,9 @@ struct ExpandOnce {
     /// Each source's broadcast vector and the type of its expand.
     sources: Vec<(Var, Var)>,
     t: Var,
+    /// What it adds to the matched class, as a pattern (`?ts` stands for the small op's type,
+    /// which the applier builds): read by the window analysis, never applied.
+    result: PatternAst<TileNode>,
 }
 
 impl Applier<TileNode, TileAnalysis> for ExpandOnce {
@@ -373,6 +386,10 @@ impl Applier<TileNode, TileAnalysis> for ExpandOnce {
         } else {
             vec![]
         }
+    }
+
+    fn get_pattern_ast(&self) -> Option<&PatternAst<TileNode>> {
+        Some(&self.result)
     }
 
     fn vars(&self) -> Vec<Var> {

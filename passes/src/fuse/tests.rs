@@ -1100,6 +1100,38 @@ mod random {
             let (again, _) = fuse_function(&original).expect("fusable");
             prop_assert!(dump(&again) == dump(&fused));
         }
+
+        /// Cut into windows of a few ops, wherever the cuts fall, a kernel keeps its meaning,
+        /// its interface and never costs more.
+        #[test]
+        fn windows_preserve_meaning_and_cost(
+            steps in prop::collection::vec(step(), 1..40),
+            results in prop::collection::vec(0usize..64, 0..3),
+            size in 1usize..8,
+            radius in 0usize..4,
+            seed in prop::collection::vec(any::<i32>(), (2 * R * C + R + C) as usize),
+        ) {
+            let original = kernel(&steps, &results);
+            let window = super::window::Window { size, radius };
+            let (fused, report) =
+                window::fuse_windowed(&original, Limits::for_size, window).expect("fusable");
+            well_formed(&fused);
+            prop_assert!(report.cost_after <= report.cost_before);
+            prop_assert_eq!(report.ops_after, fused.ops.len());
+            prop_assert_eq!(fused.args.len(), original.args.len());
+            prop_assert_eq!(fused.results.len(), original.results.len());
+            for (a, b) in fused.results.iter().zip(&original.results) {
+                prop_assert_eq!(fused.ty(*a), original.ty(*b));
+            }
+            let n = (R * C) as usize;
+            let inputs = vec![
+                seed[..n].to_vec(),
+                seed[n..2 * n].to_vec(),
+                seed[2 * n..2 * n + R as usize].to_vec(),
+                seed[2 * n + R as usize..].to_vec(),
+            ];
+            prop_assert_eq!(eval(&fused, &inputs), eval(&original, &inputs));
+        }
     }
 }
 
@@ -1190,4 +1222,197 @@ fn a_broadcast_feeding_a_comparison_and_a_selection_is_fused() {
     assert_eq!(cmp.attrs.get(CMODE_ATTR), Some(&gt));
     assert_eq!(sel.operands, [cmp.result, add.result, f.args[0]]);
     assert_eq!(f.results, [sel.result]);
+}
+
+/// Windows of `size` ops searched `radius` ops each way.
+fn windows(size: usize, radius: usize) -> window::Window {
+    window::Window { size, radius }
+}
+
+/// Window by window, the synthetic kernel fuses to exactly the program one e-graph gives
+/// (same ops, names, locations and order; same op count and DAG costs) whenever the search
+/// reaches a clean cut, including windows shorter than one 17-op block and a kernel that ends
+/// mid-block. In a block, the ends after op 0, 13, 15 and 16 are clean; the first expand is read
+/// by op 12 (a broadcast sum), so the ends between are not.
+#[test]
+fn windows_fuse_the_synthetic_kernel_as_one_egraph_does() {
+    let original = synth::kernel(17 * 40 + 5);
+    let (whole, expected) = fuse_function_with(&original, Limits::for_size).expect("fusable");
+    for (size, radius) in [(10, 8), (40, 8), (100, 20), (17 * 9, 0), (17 * 9 + 14, 4)] {
+        let window = windows(size, radius);
+        let cuts = window::cuts(&original, window).expect("representable");
+        assert!(cuts.len() > 2, "{size}: {cuts:?}");
+        let (fused, report) =
+            window::fuse_windowed(&original, Limits::for_size, window).expect("fusable");
+        well_formed(&fused);
+        assert!(dump(&fused) == dump(&whole), "window {size}±{radius}");
+        assert_eq!(report.ops_before, expected.ops_before);
+        assert_eq!(report.ops_after, expected.ops_after);
+        assert_eq!(report.cost_before, expected.cost_before);
+        assert_eq!(report.cost_after, expected.cost_after);
+        assert!(!report.hit_limit);
+        assert_eq!(
+            report.applied.keys().collect::<Vec<_>>(),
+            expected.applied.keys().collect::<Vec<_>>()
+        );
+    }
+    // The pass's own windows, on the benchmark's 10 000-op kernel (five windows; it ends in the
+    // middle of a block).
+    let original = synth::kernel(10_000);
+    let (whole, expected) = fuse_function_with(&original, Limits::for_size).expect("fusable");
+    let (fused, report) = fuse_function(&original).expect("fusable");
+    assert_eq!(
+        window::cuts(&original, window::Window::DEFAULT).map(|c| c.len()),
+        Some(5)
+    );
+    assert!(dump(&fused) == dump(&whole));
+    assert_eq!(
+        (report.ops_after, report.cost_before, report.cost_after),
+        (
+            expected.ops_after,
+            expected.cost_before,
+            expected.cost_after
+        )
+    );
+}
+
+/// One e-graph merges equal ops of different windows; so does the concatenation. Here a dead
+/// broadcast at the very end is needed anyway, so its class, shared by every block, stays and
+/// every block reads it; windows before the last one fuse their own copy instead. The program
+/// differs, its size and cost do not.
+#[test]
+fn a_shared_broadcast_needed_anyway_costs_the_same_in_windows() {
+    let original = synth::kernel(17 * 40 + 10);
+    let (whole, expected) = fuse_function_with(&original, Limits::for_size).expect("fusable");
+    assert_eq!(
+        mnemonics(&whole)
+            .iter()
+            .filter(|m| *m == "trowexpand")
+            .count(),
+        1
+    );
+    let (fused, report) =
+        window::fuse_windowed(&original, Limits::for_size, windows(100, 20)).expect("fusable");
+    well_formed(&fused);
+    assert_eq!(
+        mnemonics(&fused)
+            .iter()
+            .filter(|m| *m == "trowexpand")
+            .count(),
+        1
+    );
+    assert_eq!(
+        (report.ops_after, report.cost_before, report.cost_after),
+        (
+            expected.ops_after,
+            expected.cost_before,
+            expected.cost_after
+        )
+    );
+}
+
+/// A function no bigger than a window (plus its search radius) is one window: the same run as
+/// the single e-graph, statistics included.
+#[test]
+fn a_small_function_is_one_window() {
+    let window = window::Window::DEFAULT;
+    let original = synth::kernel(window.size + window.radius);
+    assert_eq!(
+        window::cuts(&original, window),
+        Some(vec![original.ops.len()])
+    );
+    let (a, ra) = fuse_function(&original).expect("fusable");
+    let (b, rb) = fuse_function_with(&original, Limits::for_size).expect("fusable");
+    assert!(dump(&a) == dump(&b));
+    assert_eq!(ra, rb);
+}
+
+/// A chain whose middle holds a broadcast consumed by the next op: a cut between them would
+/// leave the broadcast a result of one window and an argument of the next, where nothing can
+/// fold it.
+fn split_broadcast() -> Function {
+    let mut b = Builder::new();
+    let x = b.arg("x", full());
+    let y = b.arg("y", full());
+    let v = b.arg("v", row());
+    let a = b.op("tadd", &[x, y], full(), "a");
+    let m = b.op("tmul", &[a, x], full(), "m");
+    let c = b.op("tmax", &[m, y], full(), "c");
+    let e = b.op("trowexpand", &[v], full(), "e");
+    let d = b.op("tadd", &[c, e], full(), "d");
+    let g = b.op("tmul", &[d, x], full(), "g");
+    let h = b.op("tadd", &[g, y], full(), "h");
+    let k = b.op("tmul", &[h, x], full(), "k");
+    b.ret(&[k])
+}
+
+#[test]
+fn a_cut_never_splits_a_pattern() {
+    let original = split_broadcast();
+    let (whole, _) = fuse_function_with(&original, Limits::for_size).expect("fusable");
+    assert_eq!(
+        mnemonics(&whole),
+        [
+            "tadd",
+            "tmul",
+            "tmax",
+            "trowexpandadd",
+            "tmul",
+            "tadd",
+            "tmul"
+        ]
+    );
+    // The target end is 4, right after the broadcast: the nearest clean end is taken instead
+    // (3, before it; 5, after its consumer, is as near).
+    let window = windows(4, 2);
+    assert_eq!(window::cuts(&original, window), Some(vec![3, 8]));
+    let (fused, report) = window::fuse_windowed(&original, Limits::for_size, window).unwrap();
+    assert!(dump(&fused) == dump(&whole));
+    assert_eq!(report.ops_after, 7);
+    // With no room to search, the cut falls between them and the broadcast stays unfused: what
+    // the search avoids. The program is still the same function.
+    let window = windows(4, 0);
+    assert_eq!(window::cuts(&original, window), Some(vec![4, 8]));
+    let (fused, report) = window::fuse_windowed(&original, Limits::for_size, window).unwrap();
+    well_formed(&fused);
+    assert_eq!(
+        mnemonics(&fused),
+        [
+            "tadd",
+            "tmul",
+            "tmax",
+            "trowexpand",
+            "tadd",
+            "tmul",
+            "tadd",
+            "tmul"
+        ]
+    );
+    assert_eq!(report.cost_after, report.cost_before);
+}
+
+/// What a value's class may come to hold decides the cut, not just its op: the sum of two
+/// broadcasts becomes a broadcast of a sum (`row-expand-once-add`), which a later op can read
+/// through, while an add of a plain value and a broadcast only becomes an expand-add, which no
+/// rule reads through.
+#[test]
+fn cuts_avoid_values_that_may_become_broadcasts() {
+    let mut b = Builder::new();
+    let x = b.arg("x", full());
+    let v = b.arg("v", row());
+    let u = b.arg("u", row());
+    let ev = b.op("trowexpand", &[v], full(), "ev");
+    let eu = b.op("trowexpand", &[u], full(), "eu");
+    let s = b.op("tadd", &[ev, eu], full(), "s"); // may become trowexpand(tadd(v, u))
+    let t = b.op("tadd", &[x, ev], full(), "t"); // may become trowexpandadd(x, v)
+    let p = b.op("tmul", &[x, s], full(), "p");
+    let q = b.op("tmul", &[t, p], full(), "q");
+    let r = b.op("tmul", &[q, x], full(), "r");
+    let original = b.ret(&[r]);
+    // Ends 3 (s crossing) and 5 (ev consumed; s is consumed at 4, t crosses) are near the
+    // target 3; only 5 and later are clean: t may only hold tadd and trowexpandadd.
+    assert_eq!(window::cuts(&original, windows(3, 2)), Some(vec![5, 7]));
+    let (whole, _) = fuse_function_with(&original, Limits::for_size).expect("fusable");
+    let (fused, _) = window::fuse_windowed(&original, Limits::for_size, windows(3, 2)).unwrap();
+    assert!(dump(&fused) == dump(&whole));
 }
