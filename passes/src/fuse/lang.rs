@@ -20,9 +20,9 @@ use egg::{Analysis, DidMerge, EGraph, FromOp, Id, Language};
 use ptoc_ir::{Attr, Op, TileType};
 use ptoc_isa::ops::{self, OpInfo, CATALOGUE, CMODE_ATTR};
 use ptoc_isa::{CmpMode, NumericControl};
+use rustc_hash::FxBuildHasher;
 use std::collections::HashMap;
 use std::fmt;
-use std::hash::{BuildHasherDefault, DefaultHasher};
 use std::str::FromStr;
 
 /// A catalogue op, as its index in [`CATALOGUE`].
@@ -319,9 +319,10 @@ pub struct ClassData {
 pub struct TileAnalysis {
     /// Interned types, in first-use order (deterministic for a given function).
     pub types: Vec<TileType>,
-    /// Keyed with fixed-key SipHash ([`DefaultHasher::new`]), not a per-process random seed, so
-    /// that the pass does the same work on every run (reproducible instruction counts).
-    lookup: HashMap<TileType, u32, BuildHasherDefault<DefaultHasher>>,
+    /// Keyed with FxHash (egg's own hash, and a few times cheaper than SipHash here), never a
+    /// per-process random seed, so that the pass does the same work on every run (reproducible
+    /// instruction counts).
+    lookup: HashMap<TileType, u32, FxBuildHasher>,
     /// The type index of each function argument.
     pub arg_types: Vec<u32>,
 }
