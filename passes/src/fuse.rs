@@ -310,6 +310,8 @@ fn rebuild(
 
     let mut out = Function::new(func.name.clone(), func.loc.clone());
     out.attrs = func.attrs.clone();
+    out.ops.reserve(extraction.order.len());
+    out.values.reserve(func.args.len() + extraction.order.len());
     for &a in &func.args {
         let v = func.value(a);
         out.add_arg(v.name.clone(), v.ty);

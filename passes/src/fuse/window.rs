@@ -122,6 +122,28 @@ enum Adds {
 struct Shape {
     lhs: PatternAst<TileNode>,
     adds: Adds,
+    /// The op each source of the root must hold, where the pattern names one (a quick test
+    /// before the full match).
+    sources: Vec<Option<OpCode>>,
+}
+
+impl Shape {
+    fn new(lhs: PatternAst<TileNode>, adds: Adds) -> Shape {
+        let sources = match lhs.as_ref().last() {
+            Some(ENodeOrVar::ENode(node @ TileNode::Op { .. })) => node
+                .sources()
+                .iter()
+                .map(|&child| match &lhs[child] {
+                    ENodeOrVar::ENode(TileNode::Op { code, .. }) => Some(*code),
+                    ENodeOrVar::ENode(TileNode::Type(_) | TileNode::Arg(_))
+                    | ENodeOrVar::Var(_) => None,
+                })
+                .collect(),
+            Some(ENodeOrVar::ENode(TileNode::Type(_) | TileNode::Arg(_)) | ENodeOrVar::Var(_))
+            | None => Vec::new(),
+        };
+        Shape { lhs, adds, sources }
+    }
 }
 
 /// The rules' shapes, indexed by the op at the root of their pattern, and the ops some pattern
@@ -154,10 +176,9 @@ fn shapes() -> &'static Shapes {
             let Some(lhs) = rule.searcher.get_pattern_ast() else {
                 // A searcher that is not a pattern could match anything anywhere; no rule has
                 // one, and treating it as a root-less pattern keeps the analysis sound.
-                shapes.any_root.push(Shape {
-                    lhs: "?x".parse().unwrap_or_default(),
-                    adds: Adds::Unknown,
-                });
+                shapes
+                    .any_root
+                    .push(Shape::new("?x".parse().unwrap_or_default(), Adds::Unknown));
                 shapes.roots = Codes::ALL;
                 continue;
             };
@@ -174,10 +195,7 @@ fn shapes() -> &'static Shapes {
                     Adds::Unknown
                 }
             };
-            let shape = Shape {
-                lhs: lhs.clone(),
-                adds,
-            };
+            let shape = Shape::new(lhs.clone(), adds);
             match root(lhs) {
                 Some(ENodeOrVar::ENode(TileNode::Op { code, .. })) => {
                     shapes.roots.insert(*code);
@@ -265,6 +283,9 @@ impl Reach {
                 .flat_map(|i| &shapes.by_root[i])
                 .chain(any_root)
             {
+                if !self.sources_may_match(code_of, shape, v, def_op(func, v)) {
+                    continue;
+                }
                 binds.clear();
                 let top = Id::from(shape.lhs.as_ref().len().saturating_sub(1));
                 if !self.matches(func, code_of, &shape.lhs, top, v, binds) {
@@ -304,6 +325,32 @@ impl Reach {
                 }
             }
         }
+    }
+
+    /// A quick necessary condition for `shape` to match at `v` (defined by `op`): when the
+    /// pattern reads `v`'s own op, each source it names an op for may hold that op.
+    fn sources_may_match(
+        &self,
+        code_of: &[Option<OpCode>],
+        shape: &Shape,
+        v: ValueId,
+        op: Option<&Op>,
+    ) -> bool {
+        let root_is_own = match shape.lhs.as_ref().last() {
+            Some(ENodeOrVar::ENode(TileNode::Op { code, .. })) => {
+                !self.gained[v.0 as usize].contains(*code)
+            }
+            _ => false,
+        };
+        let Some(op) = op.filter(|_| root_is_own) else {
+            return true;
+        };
+        shape.sources.len() == op.operands.len()
+            && shape
+                .sources
+                .iter()
+                .zip(&op.operands)
+                .all(|(want, &w)| want.is_none_or(|code| self.may_hold(code_of, w).contains(code)))
     }
 
     /// Whether the pattern node `at` of `lhs` may match the class of `v`, recording what its
@@ -506,7 +553,7 @@ fn op_cost(ty: &TileType) -> u64 {
 /// an op is either unused (a root) or read by a later one.
 fn program_cost(func: &Function) -> Option<u64> {
     let mut canonical: Vec<ValueId> = (0..func.values.len() as u32).map(ValueId).collect();
-    let mut seen = Nodes::default();
+    let mut seen = Nodes::with_capacity_and_hasher(func.ops.len(), FxBuildHasher);
     let mut total: u64 = 0;
     let mut operands = Vec::new();
     for op in &func.ops {
@@ -539,6 +586,9 @@ pub(crate) fn fuse_windowed(
     }
     let mut out = Function::new(func.name.clone(), func.loc.clone());
     out.attrs = func.attrs.clone();
+    // Sized up front: growing 100 000-op vectors copies them over and over.
+    out.ops.reserve(func.ops.len());
+    out.values.reserve(func.values.len());
     // The output value of each input value, once its window is done.
     let mut outer: Vec<Option<ValueId>> = vec![None; func.values.len()];
     for &a in &func.args {
@@ -556,7 +606,7 @@ pub(crate) fn fuse_windowed(
         *last_use.get_mut(r.0 as usize)? = func.ops.len();
     }
     // Equal output ops, merged as one e-graph would (the earlier one stays).
-    let mut existing = Nodes::default();
+    let mut existing = Nodes::with_capacity_and_hasher(func.ops.len(), FxBuildHasher);
     let mut cost_after: u64 = 0;
     let mut report = Report::default();
     let mut local: Vec<Option<ValueId>> = vec![None; func.values.len()];
@@ -564,6 +614,8 @@ pub(crate) fn fuse_windowed(
     for end in ends {
         let mut sub = Function::new(func.name.clone(), func.loc.clone());
         sub.attrs = func.attrs.clone();
+        sub.ops.reserve(end - start);
+        sub.values.reserve(2 * (end - start));
         let mut sources = Vec::new();
         let mut touched = Vec::new();
         for op in &func.ops[start..end] {
@@ -611,7 +663,7 @@ pub(crate) fn fuse_windowed(
             local[v.0 as usize] = None;
         }
 
-        let (fused, part) = fuse_function_with(&sub, &limits)?;
+        let (mut fused, part) = fuse_function_with(&sub, &limits)?;
         report.egraph_nodes += part.egraph_nodes;
         report.egraph_classes += part.egraph_classes;
         report.iterations += part.iterations;
@@ -628,26 +680,19 @@ pub(crate) fn fuse_windowed(
         for (&a, source) in fused.args.iter().zip(&sources) {
             *mapped.get_mut(a.0 as usize)? = outer[source.0 as usize];
         }
-        for op in &fused.ops {
-            let operands = op
-                .operands
-                .iter()
-                .map(|v| mapped.get(v.0 as usize).copied().flatten())
-                .collect::<Option<Vec<_>>>()?;
-            let value = fused.values.get(op.result.0 as usize)?;
-            let result = match existing.entry(node_key(op, &operands, value.ty)?) {
+        // The window's ops move over (operands renamed in place, names and attributes taken).
+        for mut op in std::mem::take(&mut fused.ops) {
+            for v in &mut op.operands {
+                *v = mapped.get(v.0 as usize).copied().flatten()?;
+            }
+            let value = fused.values.get_mut(op.result.0 as usize)?;
+            let result = match existing.entry(node_key(&op, &op.operands, value.ty)?) {
                 Entry::Occupied(first) => *first.get(),
                 Entry::Vacant(slot) => {
-                    let r = out.push_op(
-                        op.info,
-                        operands,
-                        value.ty,
-                        value.name.clone(),
-                        op.loc.clone(),
-                    );
+                    let r = out.push_op(op.info, op.operands, value.ty, value.name.take(), op.loc);
                     if let Some(new) = out.ops.last_mut() {
                         new.control = op.control;
-                        new.attrs = op.attrs.clone();
+                        new.attrs = op.attrs;
                     }
                     cost_after = cost_after.saturating_add(op_cost(&value.ty));
                     *slot.insert(r)
