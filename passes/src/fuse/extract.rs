@@ -339,11 +339,12 @@ pub fn extract_from(
     let index = |id: Id| -> u32 { dense[usize::from(egraph.find(id))] };
     let count = class_ids.len();
 
+    let total = egraph.total_size();
     let mut node_range = Vec::with_capacity(count);
-    let mut nodes = Vec::new();
-    let mut node_costs = Vec::new();
-    let mut child_range = Vec::new();
-    let mut children = Vec::new();
+    let mut nodes = Vec::with_capacity(total);
+    let mut node_costs = Vec::with_capacity(total);
+    let mut child_range = Vec::with_capacity(total);
+    let mut children = Vec::with_capacity(3 * total);
     for &id in &class_ids {
         let start = nodes.len() as u32;
         for node in &egraph[id].nodes {
@@ -438,10 +439,11 @@ pub fn extract_from(
     let mut estimate = vec![f64::INFINITY; count];
     let mut candidates: Vec<Vec<u32>> = vec![Vec::new(); count];
     let mut choice = vec![u32::MAX; count];
+    let mut list: Vec<(f64, u32)> = Vec::new();
     for &c in &order {
         let c = c as usize;
         let (a, b) = node_range[c];
-        let mut list: Vec<(f64, u32)> = Vec::new();
+        list.clear();
         for n in a..b {
             let (ca, cb) = child_range[n as usize];
             let kids = &children[ca as usize..cb as usize];
@@ -532,7 +534,7 @@ pub fn extract_from(
         }
     }
 
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(order.len());
     for &c in &order {
         if dag.refs[c as usize] == 0 {
             continue;
