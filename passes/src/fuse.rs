@@ -8,6 +8,9 @@
 //! rebuilt from it in program order: ops keep their SSA names, locations and result types; a
 //! fused op takes the location and name of the op it replaces; argument and result order are kept.
 //!
+//! A function of more than a few thousand ops fuses window by window ([`window`]): one e-graph
+//! for 100 000 ops spends its time in cache misses, a window's stays in cache.
+//!
 //! The pass never removes an op that was dead in its input (a dead op can still fault or raise
 //! status flags); it only drops ops that the rewrites made redundant. It is skipped at `-O0`.
 //! Any internal inconsistency leaves the function unchanged rather than failing.

@@ -1416,3 +1416,23 @@ fn cuts_avoid_values_that_may_become_broadcasts() {
     let (fused, _) = window::fuse_windowed(&original, Limits::for_size, windows(3, 2)).unwrap();
     assert!(dump(&fused) == dump(&whole));
 }
+
+/// At the benchmark's largest size too, windows give one e-graph's op count and DAG costs (slow
+/// unoptimised: `cargo test --release -p ptoc-passes -- --ignored`).
+#[test]
+#[ignore]
+fn windows_match_one_egraph_at_100k_ops() {
+    let original = synth::kernel(100_000);
+    let (whole, expected) = fuse_function_with(&original, Limits::for_size).expect("fusable");
+    let (fused, report) = fuse_function(&original).expect("fusable");
+    assert!(window::cuts(&original, window::Window::DEFAULT).is_some_and(|c| c.len() > 40));
+    assert_eq!(
+        (report.ops_after, report.cost_before, report.cost_after),
+        (
+            expected.ops_after,
+            expected.cost_before,
+            expected.cost_after
+        )
+    );
+    assert!(dump(&fused) == dump(&whole));
+}
