@@ -266,6 +266,7 @@ impl Reach {
         let mut earlier_grew = false;
         let mut tried = Codes::default();
         let mut tried_any_root = false;
+        let own = def_op(func, v);
         loop {
             let holds = self.may_hold(code_of, v);
             let fresh = holds.minus(&tried);
@@ -284,7 +285,7 @@ impl Reach {
                 .flat_map(|i| &shapes.by_root[i])
                 .chain(any_root)
             {
-                if !self.sources_may_match(code_of, shape, v, def_op(func, v)) {
+                if !self.sources_may_match(code_of, shape, v, own) {
                     continue;
                 }
                 binds.clear();
