@@ -1436,3 +1436,27 @@ fn windows_match_one_egraph_at_100k_ops() {
     );
     assert!(dump(&fused) == dump(&whole));
 }
+
+/// A window that stops at a limit makes the whole run's report say so, and the program stays
+/// valid and no dearer; the statistics add up over the windows.
+#[test]
+fn window_statistics_add_up() {
+    let original = synth::kernel(17 * 20);
+    let tiny = |initial| Limits {
+        iterations: 16,
+        nodes: initial + 1,
+    };
+    let (f, report) = window::fuse_windowed(&original, tiny, windows(40, 8)).expect("fusable");
+    well_formed(&f);
+    assert!(report.hit_limit);
+    assert!(report.cost_after <= report.cost_before);
+    assert_eq!(f.results.len(), original.results.len());
+
+    let (_, whole) = fuse_function_with(&original, Limits::for_size).expect("fusable");
+    let (_, parts) =
+        window::fuse_windowed(&original, Limits::for_size, windows(40, 8)).expect("fusable");
+    assert!(!parts.hit_limit);
+    assert_eq!(parts.applied.values().sum::<usize>(), parts.rules_applied);
+    assert!(parts.iterations > whole.iterations, "one run per window");
+    assert_eq!(parts.ops_before, original.ops.len());
+}
