@@ -176,7 +176,11 @@ pub(crate) fn import_program(
     Ok(importer.program)
 }
 
-/// The type of a function-level value: a static tensor of rank 0 to 2, or a scalar.
+/// The largest tensor rank a program may use (the converter merges leading dimensions of ranks
+/// above 2 into rows).
+const MAX_RANK: usize = 8;
+
+/// The type of a function-level value: a static tensor of rank 0 to [`MAX_RANK`], or a scalar.
 fn value_type(ty: Type, loc: &Location, what: &str) -> Result<LType, Diagnostic> {
     let text = ty.to_string();
     let err = |message: String| Err(Diagnostic::error(loc.clone(), format!("{what} {message}")));
@@ -188,9 +192,9 @@ fn value_type(ty: Type, loc: &Location, what: &str) -> Result<LType, Diagnostic>
             ));
         }
         let elem = element(tensor.element(), loc, what)?;
-        if tensor.rank() > 2 {
+        if tensor.rank() > MAX_RANK {
             return err(format!(
-                "has type '{text}' of rank {}; ptoc takes tensors of rank 0 to 2",
+                "has type '{text}' of rank {}; ptoc takes tensors of rank 0 to {MAX_RANK}",
                 tensor.rank()
             ));
         }
@@ -223,7 +227,7 @@ fn value_type(ty: Type, loc: &Location, what: &str) -> Result<LType, Diagnostic>
         return Ok(LType::Scalar(elem));
     }
     err(format!(
-        "has type '{text}'; linalg programs take static tensors of rank 0 to 2 \
+        "has type '{text}'; linalg programs take static tensors of rank 0 to {MAX_RANK} \
          ('tensor<64x128xf32>') and scalars ({ELEMENT_TYPES})"
     ))
 }

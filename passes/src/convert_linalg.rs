@@ -26,6 +26,8 @@
 //! the lowering says how it is kept exact, at the op; see [`Lower::nan_propagating`] and
 //! [`Lower::reduce`].
 
+mod collapse;
+
 use crate::{Options, Pass, PassContext};
 use ptoc_ir::gm_build::GmBuilder;
 use ptoc_ir::linalg::{
@@ -188,6 +190,8 @@ pub fn convert(
     program: &Program,
     options: &Options,
 ) -> Result<(GmKernel, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let program = collapse::collapse_batch_dims(program).map_err(|d| vec![d])?;
+    let program = program.as_ref();
     let analysis = analyse(program).map_err(|d| vec![d])?;
     let mut last: Option<(Plan, Vec<Diagnostic>)> = None;
     // Budgets from the largest tile down to the smallest (128 B, docs/isa.md §3.3), each plan

@@ -272,7 +272,9 @@ fn scalar_tensor(kernel: &Kernel, name: &str, number: Number) -> Result<Tensor, 
 
 /// The tensor of one input: a 2-D array is its own shape; a 1-D one takes its argument's shape
 /// (a tile's valid region, a memref's) when it has that many elements (as `ptoc run` reads a
-/// 1-D `.npy`); a 0-D one (a numpy scalar) is 1×1.
+/// 1-D `.npy`); so does an array of 3 or more dimensions (a linalg program's batch dimensions
+/// merge into rows, README "linalg-on-tensors input", which is its row-major order); a 0-D one
+/// (a numpy scalar) is 1×1.
 fn input_tensor(
     kernel: &Kernel,
     name: &str,
@@ -289,21 +291,28 @@ fn input_tensor(
     let element = ElementType::parse(dtype)
         .ok_or_else(|| bad(format!("numpy dtype {dtype} holds no ptoc element type")))?;
     let narrow = |n: u64| u32::try_from(n).map_err(|_| bad(format!("dimension {n} is too large")));
+    let argument_shape = |n: u64| {
+        ptoc::exec::named_argument(kernel, name)
+            .ok()
+            .map(|(_, arg)| ptoc::exec::argument_input(kernel, arg).0)
+            .filter(|&(r, c)| r as u64 * c as u64 == n)
+    };
     let (rows, cols) = match *shape {
         [rows, cols] => (narrow(rows)?, narrow(cols)?),
-        [n] => {
-            let valid = ptoc::exec::named_argument(kernel, name)
-                .ok()
-                .map(|(_, arg)| ptoc::exec::argument_input(kernel, arg).0)
-                .filter(|&(r, c)| r as u64 * c as u64 == n);
-            valid.unwrap_or((1, narrow(n)?))
-        }
+        [n] => match argument_shape(n) {
+            Some(shape) => shape,
+            None => (1, narrow(n)?),
+        },
         [] => (1, 1),
         _ => {
-            return Err(bad(format!(
-                "a {}-D array; give the valid region as a 2-D (or 1-D) array",
-                shape.len()
-            )))
+            let n = shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
+            n.and_then(argument_shape).ok_or_else(|| {
+                bad(format!(
+                    "a {}-D array whose elements are not the argument's; give the valid region \
+                     as a 2-D (or 1-D) array, or a linalg tensor in its own shape",
+                    shape.len()
+                ))
+            })?
         }
     };
     Ok(Tensor::from_bytes(element, rows, cols, data)?)

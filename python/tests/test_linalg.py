@@ -336,3 +336,17 @@ def test_integer_conversions_agree_with_numpy():
     np.testing.assert_array_equal(out["r6"], w.astype(np.int16))  # numpy keeps the low bits
     assert_bitwise(out["r7"], (f > 0).astype(np.float32))
     np.testing.assert_array_equal(out["r8"], -(f > 0).astype(np.int32))
+
+
+def test_batch_dimensions_merge_into_rows_and_take_nd_arrays():
+    # A rank-4 attention softmax over [batch, heads, seq, seq]: the leading loops merge into
+    # rows (the arrays' own row-major order), so a 4-D array goes in as it is.
+    src = program("batch-dims.mlir")
+    s = (RNG.standard_normal((2, 4, 16, 64)) * 3).astype(np.float32)
+    m = s.max(axis=3, keepdims=True)
+    e = exp_once(s - m)
+    want = e / row_sum(e, axis=3)[..., None]
+    got = ptoc.run(src, {"s": s}, function="attention_softmax")["r0"]
+    assert_bitwise(got.reshape(2, 4, 16, 64), want)
+    with pytest.raises(ptoc.RunError):
+        ptoc.run(src, {"s": s[:1]}, function="attention_softmax")  # not the argument's elements

@@ -136,7 +136,40 @@ func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) -> tensor<4x4xf32> {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<4x4xf32>
   %f = linalg.fill ins(%z : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
-  // expected-error@+1 {{a linalg op with 3 loops; ptoc compiles 1-D and 2-D programs}}
+  // expected-error@+1 {{a contraction such as a matmul (an operand reads the reduced loop d2 with only some of the others); ptoc lowers elementwise ops and folds along one dimension, and its tile ops include no matrix multiply}}
   %c = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x4xf32>) outs(%f : tensor<4x4xf32>) -> tensor<4x4xf32>
   return %c : tensor<4x4xf32>
+}
+
+// -----
+
+// Batch dimensions merge into rows only where every op keeps them in order.
+#m3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#r3 = affine_map<(d0, d1, d2) -> (d1, d2)>
+func.func @batch_skipped(%x: tensor<2x8x16xf32>, %p: tensor<8x16xf32>) -> tensor<2x8x16xf32> {
+  %e = tensor.empty() : tensor<2x8x16xf32>
+  // expected-error@+1 {{operand 1's indexing map does not read the leading dimensions d0..d1 in order (then optionally d2 or 0), d2 alone, or nothing}}
+  %y = linalg.generic {indexing_maps = [#m3, #r3, #m3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %p : tensor<2x8x16xf32>, tensor<8x16xf32>) outs(%e : tensor<2x8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x16xf32>
+  return %y : tensor<2x8x16xf32>
+}
+
+// -----
+
+#m3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#s3 = affine_map<(d0, d1, d2) -> (d1, d2)>
+func.func @batch_reduced(%x: tensor<2x8x16xf32>) -> tensor<8x16xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  // expected-error@+1 {{a rank-3 op that reduces over a leading dimension; ptoc merges the leading dimensions into rows, so a rank-3 op may fold only its last dimension}}
+  %s = linalg.generic {indexing_maps = [#m3, #s3], iterator_types = ["reduction", "parallel", "parallel"]} ins(%x : tensor<2x8x16xf32>) outs(%f : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  return %s : tensor<8x16xf32>
 }

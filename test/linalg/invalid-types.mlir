@@ -1,4 +1,4 @@
-// linalg programs take static tensors of rank 0 to 2 and scalars of ptoc's element types; every
+// linalg programs take static tensors of rank 0 to 8 and scalars of ptoc's element types; every
 // other type is refused at the value that has it, naming what ptoc accepts.
 // RUN: not ptoc %s --split-input-file -o /dev/null 2>&1 | FileCheck %s --implicit-check-not=error:
 
@@ -9,9 +9,9 @@ func.func @dyn(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 
 // -----
 
-// CHECK: invalid-types.mlir:[[@LINE+1]]:17: error: argument #0 has type 'tensor<2x3x4xf32>' of rank 3; ptoc takes tensors of rank 0 to 2
-func.func @rank(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
-  return %x : tensor<2x3x4xf32>
+// CHECK: invalid-types.mlir:[[@LINE+1]]:17: error: argument #0 has type 'tensor<1x2x1x2x1x2x1x2x3xf32>' of rank 9; ptoc takes tensors of rank 0 to 8
+func.func @rank(%x: tensor<1x2x1x2x1x2x1x2x3xf32>) -> tensor<1x2x1x2x1x2x1x2x3xf32> {
+  return %x : tensor<1x2x1x2x1x2x1x2x3xf32>
 }
 
 // -----
@@ -51,7 +51,7 @@ func.func @encoding(%x: tensor<4xf32, "dense">) -> tensor<4xf32, "dense"> {
 
 // -----
 
-// CHECK: invalid-types.mlir:[[@LINE+1]]:40: error: argument #1 has type 'memref<4x4xf32>'; linalg programs take static tensors of rank 0 to 2 ('tensor<64x128xf32>') and scalars (f64, f32
+// CHECK: invalid-types.mlir:[[@LINE+1]]:40: error: argument #1 has type 'memref<4x4xf32>'; linalg programs take static tensors of rank 0 to 8 ('tensor<64x128xf32>') and scalars (f64, f32
 func.func @memref(%x: tensor<4x4xf32>, %m: memref<4x4xf32>) -> tensor<4x4xf32> {
   return %x : tensor<4x4xf32>
 }

@@ -138,10 +138,14 @@ pub fn read_input(
     }
     let shape = file.shape().to_vec();
     let want = valid_rows as u64 * valid_cols as u64;
+    // A linalg tensor of rank 3 or more is its memref's grid in row-major order (README,
+    // linalg-on-tensors input: batch dimensions); a Fortran-order one is not.
+    let elements = shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
     let fits = match shape.as_slice() {
         [r, c] => (*r, *c) == (valid_rows as u64, valid_cols as u64),
         [n] => *n == want,
-        _ => false,
+        [] => false,
+        _ => elements == Some(want) && file.order() != Order::Fortran,
     };
     if !fits {
         return Err(format!(
@@ -348,6 +352,21 @@ mod tests {
         let header = "{'descr': '>f4', 'fortran_order': False, 'shape': (2, 3), }";
         let file = npy(2, header, &f32_bytes(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], true));
         assert_eq!(read_input(&file, DataType::FP32, NUM, 2, 3).unwrap(), want);
+    }
+
+    /// A linalg tensor of rank 3 is its memref's grid in row-major order; stored column-major
+    /// it is not, and is refused rather than read in the wrong order.
+    #[test]
+    fn a_c_order_array_of_rank_3_fills_its_grid() {
+        let values: Vec<f32> = (0..12).map(|i| i as f32).collect();
+        let header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3, 2), }";
+        let file = npy(1, header, &f32_bytes(&values, false));
+        let want: Vec<u64> = values.iter().map(|v| v.to_bits() as u64).collect();
+        assert_eq!(read_input(&file, DataType::FP32, NUM, 6, 2).unwrap(), want);
+        assert!(read_input(&file, DataType::FP32, NUM, 4, 2).is_err());
+        let header = "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3, 2), }";
+        let file = npy(1, header, &f32_bytes(&values, false));
+        assert!(read_input(&file, DataType::FP32, NUM, 6, 2).is_err());
     }
 
     /// Each claim of the file is checked against the file before anything is allocated from it
