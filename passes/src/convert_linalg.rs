@@ -323,10 +323,20 @@ fn analyse(program: &Program) -> Result<Analysis, Diagnostic> {
             }
         }
     }
-    let (rows, cols) = match (grid, one_d) {
-        (Some((m, n, _)), _) => (m, n),
-        (None, Some(l)) => (1, l),
-        (None, None) => (1, 1),
+    // Without loops (a program that only reshapes or returns its arguments) the tensors' own
+    // shape is the grid: the first of rank 2, else of rank 1.
+    let tensor_shape = |rank: usize| {
+        program.values.iter().find_map(|v| match &v.ty {
+            LType::Tensor(t) if t.shape.len() == rank => Some(t.shape.clone()),
+            _ => None,
+        })
+    };
+    let (rows, cols) = match (grid, one_d, tensor_shape(2), tensor_shape(1)) {
+        (Some((m, n, _)), ..) => (m, n),
+        (None, Some(l), ..) => (1, l),
+        (None, None, Some(s), _) => (s[0], s[1]),
+        (None, None, None, Some(s)) => (1, s[0]),
+        (None, None, None, None) => (1, 1),
     };
     let mut a = Analysis {
         rows,

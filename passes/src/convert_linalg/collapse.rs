@@ -104,10 +104,21 @@ fn leading_extents(program: &Program, rank: usize) -> Result<Vec<u32>, Diagnosti
             None => lead = Some((dom[..rank - 1].to_vec(), &op.loc)),
         }
     }
-    lead.map(|(l, _)| l).ok_or_else(|| {
+    if let Some((lead, _)) = lead {
+        return Ok(lead);
+    }
+    // No op of that rank: the first tensor of that rank (an argument returned as it is) decides.
+    let first = program.values.iter().find_map(|v| match &v.ty {
+        LType::Tensor(t) if t.shape.len() == rank => Some(t.shape[..rank - 1].to_vec()),
+        _ => None,
+    });
+    first.ok_or_else(|| {
         error(
             &program.loc,
-            format!("tensors of rank {rank} but no op iterates over them"),
+            format!(
+                "ops of {rank} loops over tensors of lower rank; ptoc merges the leading \
+                     dimensions of tensors"
+            ),
         )
     })
 }
