@@ -2144,27 +2144,21 @@ impl Lower<'_> {
             CmpFPredicate::Uno if same => (CmpMode::Ne, false),
             // Two relations: `one` is `lt` or `gt` (`ueq` its negation); `uno` is x or y unequal
             // to itself, i.e. NaN (`ord` its negation).
-            CmpFPredicate::One | CmpFPredicate::Ueq => {
-                let (lt, layout) = self.tcmp(b, st, CmpMode::Lt, x, y, loc)?;
-                let (gt, _) = self.tcmp(b, st, CmpMode::Gt, x, y, loc)?;
-                let inverted = p == CmpFPredicate::Ueq;
-                return Ok(Sym::Pred {
-                    id: lt,
-                    or: Some(gt),
-                    layout,
-                    inverted,
-                });
-            }
-            CmpFPredicate::Uno | CmpFPredicate::Ord => {
+            CmpFPredicate::One | CmpFPredicate::Ueq | CmpFPredicate::Uno | CmpFPredicate::Ord => {
+                let [first, second] = match p {
+                    CmpFPredicate::One | CmpFPredicate::Ueq => {
+                        [(CmpMode::Lt, x, y), (CmpMode::Gt, x, y)]
+                    }
+                    _ => [(CmpMode::Ne, x, x), (CmpMode::Ne, y, y)],
+                };
                 let layout = Self::joined(&[x, y]);
-                let (x_nan, _) = self.tcmp_in(b, st, CmpMode::Ne, x, x, layout, loc)?;
-                let (y_nan, _) = self.tcmp_in(b, st, CmpMode::Ne, y, y, layout, loc)?;
-                let inverted = p == CmpFPredicate::Ord;
+                let (id, _) = self.tcmp(b, st, first.0, first.1, first.2, layout, loc)?;
+                let (or, _) = self.tcmp(b, st, second.0, second.1, second.2, layout, loc)?;
                 return Ok(Sym::Pred {
-                    id: x_nan,
-                    or: Some(y_nan),
+                    id,
+                    or: Some(or),
                     layout,
-                    inverted,
+                    inverted: matches!(p, CmpFPredicate::Ueq | CmpFPredicate::Ord),
                 });
             }
             other => {
@@ -2192,7 +2186,7 @@ impl Lower<'_> {
         y: Sym,
         loc: &Location,
     ) -> Result<Sym, Diagnostic> {
-        let (id, layout) = self.tcmp(b, st, mode, x, y, loc)?;
+        let (id, layout) = self.tcmp(b, st, mode, x, y, Self::joined(&[x, y]), loc)?;
         Ok(Sym::Pred {
             id,
             or: None,
@@ -2201,22 +2195,9 @@ impl Lower<'_> {
         })
     }
 
-    /// One TCMP of `x` and `y` in the layout holding both: the predicate tile and its layout.
-    fn tcmp(
-        &self,
-        b: &mut GmBuilder,
-        st: &mut BlockState,
-        mode: CmpMode,
-        x: Sym,
-        y: Sym,
-        loc: &Location,
-    ) -> Result<(ValueId, Role), Diagnostic> {
-        self.tcmp_in(b, st, mode, x, y, Self::joined(&[x, y]), loc)
-    }
-
-    /// [`Lower::tcmp`] in `layout`.
+    /// One TCMP of `x` and `y` in `layout`: the predicate tile and its layout.
     #[allow(clippy::too_many_arguments)]
-    fn tcmp_in(
+    fn tcmp(
         &self,
         b: &mut GmBuilder,
         st: &mut BlockState,

@@ -959,6 +959,17 @@ mod random {
         b.ret(&rs)
     }
 
+    /// The random values for the kernel's four arguments (two grids, a column, a row).
+    fn split_inputs(seed: &[i32]) -> Vec<Vec<i32>> {
+        let n = (R * C) as usize;
+        vec![
+            seed[..n].to_vec(),
+            seed[n..2 * n].to_vec(),
+            seed[2 * n..2 * n + R as usize].to_vec(),
+            seed[2 * n + R as usize..].to_vec(),
+        ]
+    }
+
     /// Evaluate an S32 function on inputs (row-major, physical = valid shape).
     fn eval(f: &Function, inputs: &[Vec<i32>]) -> Vec<Vec<i32>> {
         let mut vals: Vec<Vec<i32>> = vec![Vec::new(); f.values.len()];
@@ -1088,13 +1099,7 @@ mod random {
             for (a, b) in fused.results.iter().zip(&original.results) {
                 prop_assert_eq!(fused.ty(*a), original.ty(*b));
             }
-            let n = (R * C) as usize;
-            let inputs = vec![
-                seed[..n].to_vec(),
-                seed[n..2 * n].to_vec(),
-                seed[2 * n..2 * n + R as usize].to_vec(),
-                seed[2 * n + R as usize..].to_vec(),
-            ];
+            let inputs = split_inputs(&seed);
             prop_assert_eq!(eval(&fused, &inputs), eval(&original, &inputs));
             // Deterministic: the same input gives the same output.
             let (again, _) = fuse_function(&original).expect("fusable");
@@ -1123,13 +1128,7 @@ mod random {
             for (a, b) in fused.results.iter().zip(&original.results) {
                 prop_assert_eq!(fused.ty(*a), original.ty(*b));
             }
-            let n = (R * C) as usize;
-            let inputs = vec![
-                seed[..n].to_vec(),
-                seed[n..2 * n].to_vec(),
-                seed[2 * n..2 * n + R as usize].to_vec(),
-                seed[2 * n + R as usize..].to_vec(),
-            ];
+            let inputs = split_inputs(&seed);
             prop_assert_eq!(eval(&fused, &inputs), eval(&original, &inputs));
         }
     }
@@ -1229,6 +1228,12 @@ fn windows(size: usize, radius: usize) -> window::Window {
     window::Window { size, radius }
 }
 
+/// Windowed fusion's program has the single e-graph's size and costs.
+fn assert_same_size(report: &Report, expected: &Report) {
+    let size = |r: &Report| (r.ops_after, r.cost_before, r.cost_after);
+    assert_eq!(size(report), size(expected));
+}
+
 /// Window by window, the synthetic kernel fuses to exactly the program one e-graph gives
 /// (same ops, names, locations and order; same op count and DAG costs) whenever the search
 /// reaches a clean cut, including windows shorter than one 17-op block and a kernel that ends
@@ -1266,14 +1271,7 @@ fn windows_fuse_the_synthetic_kernel_as_one_egraph_does() {
         Some(5)
     );
     assert!(dump(&fused) == dump(&whole));
-    assert_eq!(
-        (report.ops_after, report.cost_before, report.cost_after),
-        (
-            expected.ops_after,
-            expected.cost_before,
-            expected.cost_after
-        )
-    );
+    assert_same_size(&report, &expected);
 }
 
 /// One e-graph merges equal ops of different windows; so does the concatenation. Here a dead
@@ -1301,14 +1299,7 @@ fn a_shared_broadcast_needed_anyway_costs_the_same_in_windows() {
             .count(),
         1
     );
-    assert_eq!(
-        (report.ops_after, report.cost_before, report.cost_after),
-        (
-            expected.ops_after,
-            expected.cost_before,
-            expected.cost_after
-        )
-    );
+    assert_same_size(&report, &expected);
 }
 
 /// A function no bigger than a window (plus its search radius) is one window: the same run as
@@ -1426,14 +1417,7 @@ fn windows_match_one_egraph_at_100k_ops() {
     let (whole, expected) = fuse_function_with(&original, Limits::for_size).expect("fusable");
     let (fused, report) = fuse_function(&original).expect("fusable");
     assert!(window::cuts(&original, window::Window::DEFAULT).is_some_and(|c| c.len() > 40));
-    assert_eq!(
-        (report.ops_after, report.cost_before, report.cost_after),
-        (
-            expected.ops_after,
-            expected.cost_before,
-            expected.cost_after
-        )
-    );
+    assert_same_size(&report, &expected);
     assert!(dump(&fused) == dump(&whole));
 }
 
