@@ -9,7 +9,7 @@
 //!
 //! The import is a transcription: maps, iterators and bodies as written. It refuses, at the
 //! offending op, only what [`Program`] cannot represent: types other than static tensors of rank
-//! 0 to 2 and scalars of ptoc's element types, maps with results other than `dN` or `0`, ops
+//! 0 to [`MAX_RANK`] and scalars of ptoc's element types, maps with results other than `dN` or `0`, ops
 //! outside [`ScalarOp`] in a body, and function-level ops other than constants, `tensor.empty`,
 //! reshapes, generics and `func.return`. Whether the converter can compile a program it
 //! represents (a matmul-like reduction, say) is the converter's to decide.

@@ -4,8 +4,9 @@
 //! **Roles.** Every tensor of a program is one of: the full `M×N` grid (the iteration domain of
 //! its 2-D generics), a per-row vector (`M` elements, read through a map like `(d0, d1) -> (d0)`),
 //! a per-column vector (`N` elements, `(d0, d1) -> (d1)`), or a single element. A program
-//! without 2-D generics is a `1×L` grid. Roles follow from the indexing maps, and a rank-1
-//! tensor that no map pins down takes the axis its length matches.
+//! without 2-D generics is a `1×L` grid; one of higher rank is made 2-D first (`collapse`).
+//! Roles follow from the indexing maps, and a rank-1 tensor that no map pins down takes the axis
+//! its length matches.
 //!
 //! **Tiling.** The loops walk blocks of the grid: a block spans every column when some generic
 //! reduces over columns (so each row's fold stays in one tile, in linalg's order), every row
@@ -318,7 +319,10 @@ fn analyse(program: &Program) -> Result<Analysis, Diagnostic> {
             n => {
                 return Err(error(
                     &op.loc,
-                    format!("a linalg op with {n} loops; ptoc compiles 1-D and 2-D programs"),
+                    format!(
+                        "a linalg op with {n} loops after merging batch dimensions; ptoc compiles \
+                         1-D and 2-D programs"
+                    ),
                 ))
             }
         }
