@@ -361,6 +361,15 @@ fn analyse(program: &Program) -> Result<Analysis, Diagnostic> {
             }
         }
     }
+    // In a grid of one row a single element is that row's per-row value: a rank-0 result (the
+    // sum of a vector) is the 1x1 per-row memref.
+    if a.rows == 1 {
+        for role in a.roles.values_mut() {
+            if *role == Role::One {
+                *role = Role::Row;
+            }
+        }
+    }
     Ok(a)
 }
 

@@ -350,3 +350,14 @@ def test_batch_dimensions_merge_into_rows_and_take_nd_arrays():
     assert_bitwise(got.reshape(2, 4, 16, 64), want)
     with pytest.raises(ptoc.RunError):
         ptoc.run(src, {"s": s[:1]}, function="attention_softmax")  # not the argument's elements
+
+
+def test_a_vector_reduces_to_a_rank_0_result():
+    src = program("vector-reductions.mlir")
+    x = RNG.standard_normal(1000).astype(np.float32)
+    got = ptoc.run(src, {"x": x}, function="vsum")["r0"]
+    assert_bitwise(got.reshape(()), row_sum((x * x)[None, :])[0])  # sequential, one rounding each
+    x = RNG.standard_normal(100003).astype(np.float32)
+    x[100002] = np.float32(50.0)  # in the last, shorter chunk
+    got = ptoc.run(src, {"x": x}, function="vmax")["r0"]
+    assert got.reshape(()) == np.float32(50.0)
