@@ -739,28 +739,36 @@ fn stretches(n: u32, block: u32) -> Vec<Stretch> {
     out
 }
 
-/// Walks `stretch` with `body` at each block's first element: inline for one block, else a loop.
-/// `zero` is the kernel's `index` 0.
-fn walk(
-    b: &mut GmBuilder,
-    stretch: Stretch,
-    zero: ValueId,
-    body: &mut dyn FnMut(&mut GmBuilder, ValueId),
-) {
-    let at = |b: &mut GmBuilder, i: u32| match i {
+/// Where the walk of a stretch starts, and its loop's end and step (none for a single block).
+type Bounds = (ValueId, Option<(ValueId, ValueId)>);
+
+/// The bounds of `stretch`, made where they are needed: before the loops that walk it, so that an
+/// inner stretch's bounds are not remade on every outer iteration. `zero` is the kernel's `index` 0.
+fn bounds(b: &mut GmBuilder, stretch: Stretch, zero: ValueId) -> Bounds {
+    let mut at = |i: u32| match i {
         0 => zero,
         i => b.index(i64::from(i)),
     };
-    let lb = at(b, stretch.start);
-    if stretch.count == 1 {
-        return body(b, lb);
+    let lb = at(stretch.start);
+    let end = stretch.start + stretch.count * stretch.extent;
+    (
+        lb,
+        (stretch.count > 1).then(|| (at(end), at(stretch.extent))),
+    )
+}
+
+/// Walks a stretch from `bounds` with `body` at each block's first element, carrying `carried`
+/// from block to block: inline for one block, else a loop. The carried values after the last.
+fn walk(
+    b: &mut GmBuilder,
+    (lb, stepping): Bounds,
+    carried: &[ValueId],
+    mut body: impl FnMut(&mut GmBuilder, ValueId, &[ValueId]) -> Vec<ValueId>,
+) -> Vec<ValueId> {
+    match stepping {
+        None => body(b, lb, carried),
+        Some((ub, step)) => b.for_loop(lb, ub, step, carried, |b, i, c| body(b, i, c)),
     }
-    let ub = at(b, stretch.start + stretch.count * stretch.extent);
-    let step = at(b, stretch.extent);
-    b.for_loop(lb, ub, step, &[], |b, i, _| {
-        body(b, i);
-        vec![]
-    });
 }
 
 /// A plan for blocks of at most `budget` bytes a tile. A reduced line that fits the budget stays
@@ -1250,8 +1258,12 @@ fn emit(
     for &rows in &row_stretches {
         for &cols in &col_stretches {
             lower.shape.set((rows.extent, cols.extent));
-            walk(&mut b, rows, c0, &mut |b, row| {
-                walk(b, cols, c0, &mut |b, col| body(b, row, col))
+            let (row_bounds, col_bounds) = (bounds(&mut b, rows, c0), bounds(&mut b, cols, c0));
+            walk(&mut b, row_bounds, &[], |b, row, _| {
+                walk(b, col_bounds, &[], |b, col, _| {
+                    body(b, row, col);
+                    vec![]
+                })
             });
         }
     }
@@ -1266,8 +1278,10 @@ fn emit(
         ptoc_ir::alloc_attrs::PE_MASK.to_string(),
         Attr::Str(LINALG_PE_MASK.to_string()),
     );
-    let sums = [Axis::Cols, Axis::Rows].map(|axis| reassociated_folds(program, a, axis).next());
-    if options.allow_reassociation && sums.iter().any(Option::is_some) {
+    let sums = [Axis::Cols, Axis::Rows]
+        .into_iter()
+        .any(|axis| reassociated_folds(program, a, axis).next().is_some());
+    if options.allow_reassociation && sums {
         let piece = match plan.chunked {
             Some(Axis::Cols) => bc,
             Some(Axis::Rows) => br,
@@ -1500,19 +1514,9 @@ impl Lower<'_> {
                     Axis::Cols => (block_shape.0, stretch.extent),
                     Axis::Rows => (stretch.extent, block_shape.1),
                 });
-                let lb = match stretch.start {
-                    0 => st.zero,
-                    start => b.index(i64::from(start)),
-                };
-                if stretch.count == 1 {
-                    let consts = std::mem::take(&mut st.consts);
-                    (carried, st.consts) = chunk(b, lb, &carried, consts)?;
-                    continue;
-                }
-                let end = stretch.start + stretch.count * stretch.extent;
-                let (ub, step) = (b.index(i64::from(end)), b.index(i64::from(stretch.extent)));
+                let at = bounds(b, stretch, st.zero);
                 let mut outcome = Ok(Vec::new());
-                carried = b.for_loop(lb, ub, step, &carried, |b, at, accs| {
+                carried = walk(b, at, &carried, |b, at, accs| {
                     match chunk(b, at, accs, st.consts.clone()) {
                         Ok((yields, consts)) => {
                             outcome = Ok(consts);
