@@ -8,6 +8,9 @@
 //! - `B.DATR` with `Key=Value` items (`DataType`, `PadValue`, `ByteId`, `CMode`, `RMode`, `Sat`,
 //!   `Canonicalize`, `Layout`), bare values (`B.DATR FP32, Zero`), or the 7-field
 //!   `{Layout, DataType, Pad, CMode, RMode, Sat, Canonicalize}` form; omitted fields are 0;
+//! - `BSTART.TMATMUL DT`, `BSTART.TMATMUL.ACC DT`, … (the CUBE starts) and
+//!   `B.FPATR PreQuantMode, ReluMode, GroupNCode, RowMaxEn, GroupMaxEn, RowMaxInit, MaxAbsEn,
+//!   TransA, TransB` (numbers; `None` for a zero mode);
 //! - `B.DIM LB0=16`, `B.DIM LB0, 16`, `B.DIM zero, 16, ->LB0`;
 //! - `B.IOT [T#k[, T#k],] mask=1111[, last|<last>][, ->T<SizeCode>]`;
 //! - `B.IOR [gpr[, gpr[, gpr]]][, ->gpr]`, `B.IOS Sn, mask=1111[, ->S<SizeCode>]`, `BSTOP`;
@@ -23,7 +26,8 @@ use crate::syntax::{
 use crate::{group_bundles, Kernel, KernelMeta};
 use ptoc_ir::{Diagnostic, Location};
 use ptoc_isa::encoding::{
-    BStart, Datr, Dim, Ior, Ios, Iot, IotSources, StdStart, TlsuOp, TlsuStart, Transfer,
+    BStart, CubeStart, Datr, Dim, Fpatr, Ior, Ios, Iot, IotSources, StdStart, TlsuOp, TlsuStart,
+    Transfer,
 };
 use ptoc_isa::ops::{self, tepl_function_accepted};
 use ptoc_isa::profile::NamingModel;
@@ -62,8 +66,9 @@ fn is_word_char(c: char, next: Option<char>) -> bool {
 /// Mnemonics and directives that may follow a `;` separator (anything else after `;` is a
 /// comment).
 const STATEMENT_WORDS: &[&str] = &[
-    "B.DATR", "B.DIM", "B.IOT", "B.IOR", "B.IOS", "BSTOP", "C.B.DIMI", "C.BSTOP", "L.BSTOP",
-    ".WORD", ".KERNEL", ".PE_MASK", ".SPEC", ".ARG", ".RESULT", ".PROFILE", ".MEMREF", ".SCALAR",
+    "B.DATR", "B.FPATR", "B.DIM", "B.IOT", "B.IOR", "B.IOS", "BSTOP", "C.B.DIMI", "C.BSTOP",
+    "L.BSTOP", ".WORD", ".KERNEL", ".PE_MASK", ".SPEC", ".ARG", ".RESULT", ".PROFILE", ".MEMREF",
+    ".SCALAR",
 ];
 
 /// Does a statement start with this word (so a `;` before it separates rather than comments)?
@@ -358,12 +363,18 @@ fn parse_statement(c: &mut Cursor) -> PResult<Stmt> {
             "TLOAD" => parse_tlsu(c, TlsuOp::Load)?,
             "TSTORE" => parse_tlsu(c, TlsuOp::Store)?,
             "TMOV" => parse_tlsu(c, TlsuOp::Mov)?,
+            _ if CubeStart::function_of(alias).is_some() => {
+                let function = CubeStart::function_of(alias).expect("checked");
+                let dtype = c.dtype()?;
+                Instruction::BStartCube(CubeStart { function, dtype })
+            }
             _ => {
                 return c.error_at(
                     head.col,
                     format!(
                         "'{}' is not a block start ptoc knows (BSTART.STD, BSTART.SFU, \
-                         BSTART.VEC, BSTART.TEPL, BSTART.TLOAD, BSTART.TSTORE, BSTART.TMOV)",
+                         BSTART.VEC, BSTART.TEPL, BSTART.TLOAD, BSTART.TSTORE, BSTART.TMOV, \
+                         BSTART.TMATMUL[.BIAS|.ACC], BSTART.TGEMV[.BIAS|.ACC])",
                         head.text
                     ),
                 )
@@ -373,6 +384,7 @@ fn parse_statement(c: &mut Cursor) -> PResult<Stmt> {
     }
     let inst = match upper.as_str() {
         "B.DATR" => parse_datr(c)?,
+        "B.FPATR" => parse_fpatr(c)?,
         "B.DIM" => parse_dim(c)?,
         "B.IOT" => parse_iot(c)?,
         "B.IOR" => parse_ior(c)?,
@@ -534,6 +546,49 @@ fn parse_std(c: &mut Cursor) -> PResult<Instruction> {
             )? as i32;
     }
     Ok(Instruction::BStartStd(StdStart { transfer, offset }))
+}
+
+/// `B.FPATR` with its nine fields in the spec's order; a mode may be written `None` for 0.
+fn parse_fpatr(c: &mut Cursor) -> PResult<Instruction> {
+    let field = |c: &mut Cursor, what: &str, max: u64, first: bool| -> PResult<u64> {
+        if !first {
+            c.comma()?;
+        }
+        if c.peek()
+            .is_some_and(|t| t.text.eq_ignore_ascii_case("none"))
+            && max > 1
+        {
+            c.word(what)?;
+            return Ok(0);
+        }
+        c.number(what, max)
+    };
+    let pre_quant = field(c, "PreQuantMode", 63, true)? as u8;
+    let relu = field(c, "ReluMode", 7, false)? as u8;
+    let group_n = field(c, "GroupNCode", 15, false)? as u8;
+    let mut flags = [false; 6];
+    for (slot, name) in flags.iter_mut().zip([
+        "RowMaxEn",
+        "GroupMaxEn",
+        "RowMaxInit",
+        "MaxAbsEn",
+        "TransA",
+        "TransB",
+    ]) {
+        *slot = field(c, name, 1, false)? == 1;
+    }
+    let [row_max, group_max, row_max_init, max_abs, trans_a, trans_b] = flags;
+    Ok(Instruction::BFpatr(Fpatr {
+        pre_quant,
+        relu,
+        group_n,
+        row_max,
+        group_max,
+        row_max_init,
+        max_abs,
+        trans_a,
+        trans_b,
+    }))
 }
 
 /// `BSTART.TLOAD DT`, `BSTART.TSTORE DT`, `BSTART.TMOV DT|DTYPE_NONE`.

@@ -25,8 +25,21 @@ pub fn format_instruction(inst: &Instruction) -> String {
         Instruction::BStartTlsu(t) => {
             format!("BSTART.{} {}", t.op.mnemonic(), datr_dtype_name(t.dtype))
         }
+        Instruction::BStartCube(c) => format!("BSTART.{} {}", c.mnemonic(), c.dtype),
         Instruction::Scalar(i) => i.to_string(),
         Instruction::BDatr(d) => format_datr(d),
+        Instruction::BFpatr(f) => format!(
+            "B.FPATR {}, {}, {}, {}, {}, {}, {}, {}, {}",
+            f.pre_quant,
+            f.relu,
+            f.group_n,
+            f.row_max as u8,
+            f.group_max as u8,
+            f.row_max_init as u8,
+            f.max_abs as u8,
+            f.trans_a as u8,
+            f.trans_b as u8
+        ),
         Instruction::BDim(d) if d.reg == 0 => format!("B.DIM LB{}={}", d.lb, d.imm),
         Instruction::BDim(d) => format!("B.DIM {}, {}, ->LB{}", gpr_name(d.reg), d.imm, d.lb),
         Instruction::BIot(iot) => {
@@ -326,6 +339,11 @@ mod tests {
             "B.DATR {NORM, FP64, Zero, NE, RNE, 1, 0}"
         );
         assert_eq!(format_word(0x0000_0013), "B.IOR zero, zero, zero, ->zero");
+        assert_eq!(format_word(0x0823_1181), "BSTART.TMATMUL.ACC FP32");
+        assert_eq!(
+            format_word(0x0000_2023),
+            "B.FPATR 0, 0, 0, 0, 0, 0, 0, 0, 0"
+        );
         // Reserved BSTART DataType 15.
         assert!(format_word(0x7801_9181).starts_with(".word 0x78019181  ; "));
         // Source-only B.IOT with DstTile bits set: decodes, but not canonically.

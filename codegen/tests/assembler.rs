@@ -73,6 +73,13 @@ fn every_instruction_form() {
         ("B.IOS S255, mask=0001", 0x0FF0_1813),
         (".word 0xDEADBEEF", 0xDEAD_BEEF),
         ("BSTART.TEPL 0, 26, U64", 0xC1A1_9181),
+        // The CUBE starts and B.FPATR (docs/isa.md §18.1).
+        ("BSTART.TMATMUL FP32", 0x0803_1181),
+        ("BSTART.TMATMUL.ACC FP16", 0x2023_1181),
+        ("bstart.tgemv.bias S8", 0x9913_1181),
+        ("B.FPATR 0, 0, 0, 0, 0, 0, 0, 0, 0", 0x0000_2023),
+        ("B.FPATR None, None, 0, 0, 0, 0, 0, 0, 0", 0x0000_2023),
+        ("B.FPATR 0, 1, 0, 0, 0, 0, 0, 1, 0", 0x0080_20A3),
     ];
     for (text, word) in cases {
         assert_eq!(words(text), [word], "{text}");

@@ -510,6 +510,8 @@ fn tile_ops() -> Vec<&'static OpInfo> {
             | OpKind::FillScalar => true,
             // Predicates and other element types: the function kernels' random tests.
             OpKind::Compare | OpKind::Select | OpKind::Convert => false,
+            // Matrix ops need CUBE-layout operands.
+            OpKind::Matmul { .. } => false,
         })
         .collect()
 }
@@ -634,7 +636,8 @@ fn statements(b: &mut GmBuilder, g: &mut Rng, scope: &mut Scope, shapes: &Shapes
                     | OpKind::TileScalar(_)
                     | OpKind::Compare
                     | OpKind::Select
-                    | OpKind::Convert => continue,
+                    | OpKind::Convert
+                    | OpKind::Matmul { .. } => continue,
                 };
                 into.push(b.tile(m, &srcs, ty));
             }

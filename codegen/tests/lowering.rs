@@ -228,6 +228,7 @@ fn function_for(op: &'static ops::OpInfo) -> ptoc_ir::Function {
             (vec![b.arg("x", full)], full)
         }
         (OpKind::FillScalar, _) => (vec![], full),
+        (OpKind::Matmul { .. }, _) => unreachable!("matrix ops need CUBE-layout tile types"),
     };
     let r = b.op(op.mnemonic, &operands, result, 2);
     if op.kind == OpKind::Compare {
@@ -245,7 +246,11 @@ fn predicate_of(full: &ptoc_ir::TileType) -> ptoc_ir::TileType {
 
 #[test]
 fn every_catalogue_op_lowers_to_one_well_formed_bundle() {
-    for op in CATALOGUE {
+    // The matrix ops' operands are CUBE-layout tiles, which tile types do not spell yet.
+    for op in CATALOGUE
+        .iter()
+        .filter(|op| op.engine != ptoc_isa::Engine::Cube)
+    {
         let f = function_for(op);
         // A straight-line function has no scalar for B.IOR (docs/isa.md §14).
         if op.takes_scalar() {
@@ -512,7 +517,9 @@ mod random_ops {
                         let dst = *d.get(ptoc_isa::dtype::ARITHMETIC);
                         (vec![b.arg("x", full(src))], full(dst))
                     }
-                    OpKind::Move => unreachable!("only TEPL ops are generated"),
+                    OpKind::Move | OpKind::Matmul { .. } => {
+                        unreachable!("only TEPL ops are generated")
+                    }
                     OpKind::TileScalar(_) | OpKind::FillScalar => {
                         unreachable!("a straight-line function has no scalar")
                     }

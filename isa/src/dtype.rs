@@ -111,6 +111,23 @@ pub const ARITHMETIC: &[DataType] = &[
     DataType::U8,
 ];
 
+/// The matrix input types ptoc computes with: `TileOrdinaryMatrixInputTypeSupported`
+/// (`asl/tile/model/legality/matrix-shape.asl`) less the formats ptoc has no numerics for (HiF8,
+/// E3M2, E2M3 and the packed 4-bit ones; docs/isa.md §18.4).
+pub const MATRIX_INPUTS: &[DataType] = &[
+    DataType::FP32,
+    DataType::TF32,
+    DataType::HF32,
+    DataType::FP16,
+    DataType::BF16,
+    DataType::E4M3,
+    DataType::E5M2,
+    DataType::S16,
+    DataType::S8,
+    DataType::U16,
+    DataType::U8,
+];
+
 /// The eight float types TEXP accepts (AVS `tile-bound-texp-types-001`).
 pub(crate) const FLOATS: &[DataType] = &[
     DataType::FP64,
@@ -200,6 +217,22 @@ impl DataType {
             };
             t.bits() == bits && t.class() == class
         })
+    }
+
+    /// The type a matrix product of this input type accumulates in: S32 for signed integers,
+    /// U32 for unsigned, FP32 for every float (`TileMatrixAccumulatorDataType`).
+    pub fn matrix_accumulator(self) -> DataType {
+        match self.class() {
+            TypeClass::Signed => DataType::S32,
+            TypeClass::Unsigned => DataType::U32,
+            TypeClass::Float | TypeClass::Other => DataType::FP32,
+        }
+    }
+
+    /// Whether two matrix input types are of one numeric class, float, signed or unsigned
+    /// (`TileOrdinaryMatrixInputTypesSameClass`).
+    pub fn same_matrix_class(self, other: DataType) -> bool {
+        self.class() == other.class() && self.class() != TypeClass::Other
     }
 
     /// Whether the type is a signed or unsigned integer.

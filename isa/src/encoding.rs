@@ -15,6 +15,17 @@ use crate::scalar::ScalarInst;
 pub const BSTART_TEPL_MATCH: u32 = 0x0001_9181;
 /// Fixed low 20 bits of the TLSU starts BSTART.TLOAD/TSTORE/TMOV (docs/isa.md §13.1).
 pub const BSTART_TLSU_MATCH: u32 = 0x0001_1181;
+/// Fixed low 20 bits of the CUBE starts BSTART.TMATMUL/TGEMV and their forms (docs/isa.md §18.1).
+pub const BSTART_CUBE_MATCH: u32 = 0x0003_1181;
+/// B.FPATR's fixed bits: opcode 0x23, funct3 010, ElementWiseEn and Reserved zero (docs/isa.md
+/// §18.1).
+const FPATR_MASK: u32 = 0x0000_7E7F;
+const FPATR_MATCH: u32 = 0x0000_2023;
+/// The PreQuantMode codes B.FPATR decodes (`asl/block/attributes/B.FPATR.asl` constraints).
+pub const PRE_QUANT_CODES: &[u8] = &[
+    0, 1, 2, 3, 4, 5, 12, 13, 16, 17, 18, 19, 20, 23, 24, 25, 26, 27, 28, 32, 33, 34, 35, 36, 37,
+    38, 39,
+];
 /// BSTART.STD with BrType in bits 14:12 (docs/isa.md §12.1).
 const BSTART_STD_MATCH: u32 = 0x0000_0001;
 /// BSTOP (docs/isa.md §2.7).
@@ -189,6 +200,83 @@ pub struct TlsuStart {
     pub dtype: Option<DataType>,
 }
 
+/// A CUBE block start (BSTART.TMATMUL, .ACC, .BIAS, BSTART.TGEMV, …): the CUBE Function in
+/// bits 24:20 selects the matrix op, the DataType is the left operand's (AType; docs/isa.md §18.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CubeStart {
+    /// The CUBE Function (0 TMATMUL, 1 _BIAS, 2 _ACC, 16 TGEMV, 17 _BIAS, 18 _ACC; 4–6 and 20–22
+    /// are the MX forms).
+    pub function: u8,
+    /// AType.
+    pub dtype: DataType,
+}
+
+/// The CUBE Functions a start may carry and their block-start mnemonics (`BSTART.<name>`,
+/// `asl/block/execution/BSTART.TMATMUL*.asl`, `BSTART.TGEMV*.asl`).
+pub const CUBE_STARTS: &[(u8, &str)] = &[
+    (0, "TMATMUL"),
+    (1, "TMATMUL.BIAS"),
+    (2, "TMATMUL.ACC"),
+    (4, "TMATMULMX"),
+    (5, "TMATMULMX.BIAS"),
+    (6, "TMATMULMX.ACC"),
+    (16, "TGEMV"),
+    (17, "TGEMV.BIAS"),
+    (18, "TGEMV.ACC"),
+    (20, "TGEMVMX"),
+    (21, "TGEMVMX.BIAS"),
+    (22, "TGEMVMX.ACC"),
+];
+
+impl CubeStart {
+    /// The start's mnemonic after `BSTART.` (`TMATMUL.ACC`).
+    pub fn mnemonic(&self) -> &'static str {
+        CUBE_STARTS
+            .iter()
+            .find(|(f, _)| *f == self.function)
+            .map_or("CUBE", |(_, name)| name)
+    }
+
+    /// The CUBE Function of a start mnemonic (`TGEMV.BIAS` → 17).
+    pub fn function_of(mnemonic: &str) -> Option<u8> {
+        CUBE_STARTS
+            .iter()
+            .find(|(_, name)| name.eq_ignore_ascii_case(mnemonic))
+            .map(|(f, _)| *f)
+    }
+}
+
+/// B.FPATR: the matrix post-processing controls, required exactly once in a CUBE block
+/// (`asl/block/attributes/B.FPATR.asl`). All-zero selects no conversion, activation or reduction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Fpatr {
+    /// PreQuantMode (bits 31:26), one of [`PRE_QUANT_CODES`]; 0 keeps the accumulator type.
+    pub pre_quant: u8,
+    /// ReluMode (bits 25:23): 0 none, 1–3 the activations.
+    pub relu: u8,
+    /// GroupNCode (bits 22:19), 0..=9.
+    pub group_n: u8,
+    /// RowMaxEn (bit 18).
+    pub row_max: bool,
+    /// GroupMaxEn (bit 17).
+    pub group_max: bool,
+    /// RowMaxInit (bit 16).
+    pub row_max_init: bool,
+    /// MaxAbsEn (bit 15).
+    pub max_abs: bool,
+    /// TransA (bit 7): Shared left operands only.
+    pub trans_a: bool,
+    /// TransB (bit 8): Shared right operands only.
+    pub trans_b: bool,
+}
+
+impl Fpatr {
+    /// Whether every control is off: the plain product, in the accumulator type.
+    pub fn is_plain(&self) -> bool {
+        *self == Fpatr::default()
+    }
+}
+
 /// B.DATR: data attributes of the block. Omitted ≠ all-zero (docs/isa.md §2.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Datr {
@@ -300,10 +388,14 @@ pub enum Instruction {
     BStartStd(StdStart),
     /// BSTART.TLOAD/TSTORE/TMOV.
     BStartTlsu(TlsuStart),
+    /// BSTART.TMATMUL/TGEMV and their forms.
+    BStartCube(CubeStart),
     /// A scalar ALU, compare or SETC instruction (docs/isa.md §11).
     Scalar(ScalarInst),
     /// B.DATR: the block's data attributes.
     BDatr(Datr),
+    /// B.FPATR: a CUBE block's post-processing controls.
+    BFpatr(Fpatr),
     /// B.DIM: one loop bound.
     BDim(Dim),
     /// B.IOT: a Local tile binding.
@@ -334,6 +426,21 @@ impl Instruction {
                 (t.dtype.map_or(DTYPE_NONE, DataType::code) << 27)
                     | (t.op.function() << 20)
                     | BSTART_TLSU_MATCH
+            }
+            Instruction::BStartCube(c) => {
+                (c.dtype.code() << 27) | ((c.function as u32 & 31) << 20) | BSTART_CUBE_MATCH
+            }
+            Instruction::BFpatr(f) => {
+                ((f.pre_quant as u32 & 63) << 26)
+                    | ((f.relu as u32 & 7) << 23)
+                    | ((f.group_n as u32 & 15) << 19)
+                    | ((f.row_max as u32) << 18)
+                    | ((f.group_max as u32) << 17)
+                    | ((f.row_max_init as u32) << 16)
+                    | ((f.max_abs as u32) << 15)
+                    | ((f.trans_b as u32) << 8)
+                    | ((f.trans_a as u32) << 7)
+                    | FPATR_MATCH
             }
             Instruction::Scalar(i) => i.encode(),
             Instruction::BDatr(d) => {
@@ -394,12 +501,15 @@ impl Instruction {
             OPCODE_BLOCK if word == BSTOP_WORD => Ok(Instruction::BStop),
             OPCODE_BLOCK if word & 0x000F_FFFF == BSTART_TEPL_MATCH => decode_bstart(word),
             OPCODE_BLOCK if word & 0x000F_FFFF == BSTART_TLSU_MATCH => decode_tlsu(word),
+            OPCODE_BLOCK if word & 0x000F_FFFF == BSTART_CUBE_MATCH => decode_cube(word),
             OPCODE_BLOCK if word & 0xF80 == 0 => decode_std(word),
             OPCODE_BLOCK => Err(DecodeError::Unsupported {
                 word,
-                what: "a block start other than BSTART.STD, TEPL, TLOAD, TSTORE or TMOV",
+                what:
+                    "a block start other than BSTART.STD, TEPL, TLOAD, TSTORE, TMOV or a CUBE start",
             }),
             OPCODE_DATR if funct3 == 1 => decode_datr(word),
+            OPCODE_DATR if funct3 == 2 => decode_fpatr(word),
             OPCODE_DIM => decode_dim(word),
             OPCODE_IO => match funct3 {
                 0b100..=0b110 => decode_iot(word),
@@ -508,6 +618,63 @@ fn decode_tlsu(word: u32) -> Result<Instruction, DecodeError> {
         ),
     };
     Ok(Instruction::BStartTlsu(TlsuStart { op, dtype }))
+}
+
+/// A CUBE start (docs/isa.md §18.1): bits 26:25 zero, an assigned Function, a concrete DataType.
+fn decode_cube(word: u32) -> Result<Instruction, DecodeError> {
+    if word & 0x0600_0000 != 0 {
+        return Err(DecodeError::NonzeroFixedBits {
+            word,
+            form: "a CUBE BSTART",
+            bits: "26:25",
+        });
+    }
+    let function = (word >> 20) & 31;
+    if !CUBE_STARTS.iter().any(|(f, _)| *f as u32 == function) {
+        return Err(reserved(word, "a CUBE BSTART", "Function", function));
+    }
+    let code = word >> 27;
+    let dtype = DataType::from_code(code)
+        .ok_or_else(|| reserved(word, "a CUBE BSTART", "DataType", code))?;
+    Ok(Instruction::BStartCube(CubeStart {
+        function: function as u8,
+        dtype,
+    }))
+}
+
+/// B.FPATR (`asl/block/attributes/B.FPATR.asl`): the decode-reserved field values are illegal.
+fn decode_fpatr(word: u32) -> Result<Instruction, DecodeError> {
+    if word & FPATR_MASK != FPATR_MATCH {
+        return Err(DecodeError::NonzeroFixedBits {
+            word,
+            form: "B.FPATR",
+            bits: "11:9",
+        });
+    }
+    let pre_quant = (word >> 26) as u8;
+    if !PRE_QUANT_CODES.contains(&pre_quant) {
+        return Err(reserved(word, "B.FPATR", "PreQuantMode", pre_quant as u32));
+    }
+    let relu = ((word >> 23) & 7) as u8;
+    if relu > 3 {
+        return Err(reserved(word, "B.FPATR", "ReluMode", relu as u32));
+    }
+    let group_n = ((word >> 19) & 15) as u8;
+    if group_n > 9 {
+        return Err(reserved(word, "B.FPATR", "GroupNCode", group_n as u32));
+    }
+    let bit = |n: u32| (word >> n) & 1 == 1;
+    Ok(Instruction::BFpatr(Fpatr {
+        pre_quant,
+        relu,
+        group_n,
+        row_max: bit(18),
+        group_max: bit(17),
+        row_max_init: bit(16),
+        max_abs: bit(15),
+        trans_a: bit(7),
+        trans_b: bit(8),
+    }))
 }
 
 fn decode_datr(word: u32) -> Result<Instruction, DecodeError> {

@@ -68,8 +68,12 @@ impl SizeCode {
     /// `ceil(rows·cols/8)` bytes (`PredicateTileStorageBytes`, docs/isa.md §3.6). A predicate's
     /// rows are its source's, never derived from its own SizeCode.
     pub fn for_predicate(rows: u32, cols: u32) -> Option<SizeCode> {
-        let bytes = predicate_bytes(rows, cols);
-        SizeCode::all().find(|s| s.bytes() as u64 >= bytes)
+        SizeCode::holding(predicate_bytes(rows, cols).try_into().ok()?)
+    }
+
+    /// The smallest SizeCode of at least `bytes` (a CUBE tile's whole cells, docs/isa.md §18.2).
+    pub fn holding(bytes: u32) -> Option<SizeCode> {
+        SizeCode::all().find(|s| s.bytes() >= bytes)
     }
 
     /// The SizeCode that gives exactly `rows` physical rows (what a full-shape destination must

@@ -7,6 +7,7 @@
 
 #![warn(missing_docs)]
 
+pub mod cube;
 pub mod dtype;
 pub mod encoding;
 pub mod float;
@@ -18,11 +19,13 @@ mod rounding;
 pub mod rules;
 pub mod scalar;
 
+pub use cube::Layout;
 pub use dtype::{DataType, PadValue, TypeClass};
 pub use encoding::{DecodeError, Instruction};
 pub use geometry::{Hand, PeMask, SizeCode, TileReg};
 pub use ops::{
-    Axis, CmpMode, ElementOp, Engine, OpInfo, OpKind, Reduction, ResultKind, Storage, UnaryOp,
+    Axis, CmpMode, ElementOp, Engine, MatmulForm, OpInfo, OpKind, Reduction, ResultKind, Storage,
+    UnaryOp,
 };
 pub use regfile::RegisterFile;
 pub use rounding::{NumericControl, RoundingMode};

@@ -4,8 +4,8 @@
 //! catalogue index, engine, operand roles) and the executable DataType sets (docs/isa.md §9 decision 3).
 //! A new op is one row here plus, at most, its semantics function in the runtime.
 
-use crate::dtype::{DataType, A9, ARITHMETIC, EXPDIF_SOURCES, FLOATS};
-use crate::encoding::{BStart, Instruction, TlsuOp, TlsuStart};
+use crate::dtype::{DataType, A9, ARITHMETIC, EXPDIF_SOURCES, FLOATS, MATRIX_INPUTS};
+use crate::encoding::{BStart, CubeStart, Instruction, TlsuOp, TlsuStart};
 
 /// The execution engine, which picks the canonical `BSTART.SFU`/`BSTART.VEC` alias.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -16,6 +16,8 @@ pub enum Engine {
     Vec,
     /// The tile load/store unit: its ops open with their own BSTART (docs/isa.md §13.1).
     Tlsu,
+    /// The matrix unit: its ops open with a CUBE BSTART (docs/isa.md §18.1).
+    Cube,
 }
 
 impl Engine {
@@ -25,6 +27,7 @@ impl Engine {
             Engine::Sfu => "SFU",
             Engine::Vec => "VEC",
             Engine::Tlsu => "TLSU",
+            Engine::Cube => "CUBE",
         }
     }
 }
@@ -41,6 +44,11 @@ pub enum Carrier {
     },
     /// BSTART.TLOAD/TSTORE/TMOV (docs/isa.md §13.1).
     Tlsu(TlsuOp),
+    /// A CUBE start with this Function (docs/isa.md §18.1).
+    Cube {
+        /// The CUBE Function field.
+        function: u8,
+    },
 }
 
 const fn tepl(mode: u8, function: u8) -> Carrier {
@@ -84,6 +92,17 @@ impl ElementOp {
             ElementOp::Add | ElementOp::Mul | ElementOp::Max | ElementOp::Min
         )
     }
+}
+
+/// What a matrix op adds to `left · right` (`TileMatrixFunctionUsesBias`, `…UsesAccumulator`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MatmulForm {
+    /// The product alone, summed from +0 (TMATMUL, TGEMV).
+    Plain,
+    /// The product summed onto an accumulator tile C (the `_ACC` forms).
+    Acc,
+    /// The product plus a 1×N bias row (the `_BIAS` forms).
+    Bias,
 }
 
 /// A same-shape unary elementwise operation.
@@ -248,6 +267,15 @@ pub enum OpKind {
     /// TEXPANDS: the B.IOR scalar's low element-width bits in every valid element; no tile
     /// source, the shape from B.DIM (docs/isa.md §14).
     FillScalar,
+    /// TMATMUL and TGEMV (`gemv`: M is 1): `D[M×N] = Σ_k A[m,k]·B[k,n]` in the accumulator type,
+    /// under the profile's accumulation (docs/isa.md §18.3), with A in CUBE_M16/M32, B in
+    /// CUBE_N8 and D in A's layout; M, N, K from LB0, LB1, LB2.
+    Matmul {
+        /// What is added to the product.
+        form: MatmulForm,
+        /// TGEMV: M must be 1.
+        gemv: bool,
+    },
 }
 
 impl OpKind {
@@ -262,7 +290,8 @@ impl OpKind {
             | OpKind::Compare
             | OpKind::Select
             | OpKind::Convert
-            | OpKind::Move => false,
+            | OpKind::Move
+            | OpKind::Matmul { .. } => false,
         }
     }
 }
@@ -288,6 +317,14 @@ pub enum OperandRole {
     SrcTrue,
     /// TSEL's source taken where the predicate bit is 0.
     SrcFalse,
+    /// A matrix op's A[M×K] (CUBE_M16/M32).
+    Left,
+    /// A matrix op's B[K×N] (CUBE_N8).
+    Right,
+    /// An `_ACC` form's C[M×N], in the accumulator type and A's layout.
+    Accumulator,
+    /// A `_BIAS` form's 1×N row-major bias, in the accumulator type.
+    Bias,
 }
 
 impl OperandRole {
@@ -303,6 +340,10 @@ impl OperandRole {
             OperandRole::Pred => "predicate",
             OperandRole::SrcTrue => "true source",
             OperandRole::SrcFalse => "false source",
+            OperandRole::Left => "left matrix",
+            OperandRole::Right => "right matrix",
+            OperandRole::Accumulator => "accumulator",
+            OperandRole::Bias => "bias",
         }
     }
 
@@ -317,14 +358,22 @@ impl OperandRole {
             | OperandRole::Numerator
             | OperandRole::Denominator
             | OperandRole::SrcTrue
-            | OperandRole::SrcFalse => Storage::Numeric,
+            | OperandRole::SrcFalse
+            | OperandRole::Left
+            | OperandRole::Right
+            | OperandRole::Accumulator
+            | OperandRole::Bias => Storage::Numeric,
         }
     }
 
     /// Whether a source in this role has the bundle's DataType (BSTART's type). A predicate has
-    /// none of its own (its descriptor says U8, `ConfigurePredicateTile`).
+    /// none of its own (its descriptor says U8, `ConfigurePredicateTile`); a matrix op's
+    /// accumulator and bias have the accumulator type, its right operand B.DATR's BType.
     pub fn carries_type(self) -> bool {
-        self.storage() == Storage::Numeric
+        match self {
+            OperandRole::Right | OperandRole::Accumulator | OperandRole::Bias => false,
+            _ => self.storage() == Storage::Numeric,
+        }
     }
 }
 
@@ -348,6 +397,9 @@ pub enum ResultKind {
     /// TCVT: the source's physical and valid geometry in any type of the op's set (B.DATR
     /// DataType), so its SizeCode follows the result's element width.
     Converted,
+    /// Matrix ops: valid M×N (LB0×LB1) in the left operand's CUBE layout and the accumulator
+    /// type (FP32, S32, U32; `TileMatrixAccumulatorDataType`).
+    Matrix,
 }
 
 /// One row of the catalogue.
@@ -375,11 +427,11 @@ pub struct OpInfo {
 }
 
 impl OpInfo {
-    /// The 7-bit TEPL selector `Mode·32 + Function`; `None` for a TLSU op.
+    /// The 7-bit TEPL selector `Mode·32 + Function`; `None` for a TLSU or CUBE op.
     pub fn selector(&self) -> Option<u32> {
         match self.carrier {
             Carrier::Tepl { mode, function } => Some(mode as u32 * 32 + function as u32),
-            Carrier::Tlsu(_) => None,
+            Carrier::Tlsu(_) | Carrier::Cube { .. } => None,
         }
     }
     /// The block start of one bundle of this op on `dtype`.
@@ -394,6 +446,7 @@ impl OpInfo {
                 op,
                 dtype: Some(dtype),
             }),
+            Carrier::Cube { function } => Instruction::BStartCube(CubeStart { function, dtype }),
         }
     }
     /// The MLIR op name: `pto.` + the lower-case mnemonic.
@@ -425,7 +478,8 @@ impl OpInfo {
             | ResultKind::Index
             | ResultKind::Broadcast
             | ResultKind::ExpDif
-            | ResultKind::Converted => Storage::Numeric,
+            | ResultKind::Converted
+            | ResultKind::Matrix => Storage::Numeric,
         }
     }
 }
@@ -444,13 +498,27 @@ const LEFT_RIGHT: &[OperandRole] = &[SrcLeft, SrcRight];
 const SELECT: &[OperandRole] = &[Pred, SrcTrue, SrcFalse];
 /// TEXPANDS: no tile source (its value comes through B.IOR).
 const NO_SOURCE: &[OperandRole] = &[];
+/// Matrix ops: B.IOT A, B, ->D; the `_ACC` forms C, A then B, ->D; the `_BIAS` forms A, B then
+/// Bias, ->D (the `block` templates of `asl/tile/matrix-and-matrix-vector/`).
+const MATMUL: &[OperandRole] = &[Left, Right];
+const MATMUL_ACC: &[OperandRole] = &[Accumulator, Left, Right];
+const MATMUL_BIAS: &[OperandRole] = &[Left, Right, Bias];
+
+const fn cube(function: u8) -> Carrier {
+    Carrier::Cube { function }
+}
+
+const fn matmul(form: MatmulForm, gemv: bool) -> OpKind {
+    OpKind::Matmul { form, gemv }
+}
 
 macro_rules! catalogue {
     ($( $mn:literal: $carrier:expr, idx $idx:literal, $engine:expr, $kind:expr,
         $srcs:expr $(=> $bind:expr)?, $types:expr, $result:ident; )*) => {
         /// Every op ptoc knows: the 28 reduce-and-expand ops (docs/isa.md §1.2, all Mode 2, SFU),
         /// the elementwise ops they fuse with (docs/isa.md §1.6), TCMP and TSEL (§1.9), TCVT
-        /// (§1.10), TMOV (§13) and the tile-scalar ops (§14; executable types, §9 decision 3).
+        /// (§1.10), TMOV (§13), the tile-scalar ops (§14; executable types, §9 decision 3) and
+        /// the ordinary matrix ops (§18).
         pub static CATALOGUE: &[OpInfo] = &[ $( OpInfo {
             mnemonic: $mn, carrier: $carrier, catalog_index: $idx, engine: $engine,
             kind: $kind, sources: $srcs, bindings: catalogue!(@bind $srcs $(, $bind)?),
@@ -515,6 +583,19 @@ catalogue! {
     "TMAXS": tepl(1, 11), idx 35, VecEngine, OpKind::TileScalar(E::Max), SRC, ARITHMETIC, SameAsSource;
     "TMINS": tepl(1, 12), idx 36, VecEngine, OpKind::TileScalar(E::Min), SRC, ARITHMETIC, SameAsSource;
     "TEXPANDS": tepl(1, 27), idx 39, VecEngine, OpKind::FillScalar, NO_SOURCE, ARITHMETIC, Broadcast;
+    "TMATMUL": cube(0), idx 97, Engine::Cube, matmul(MatmulForm::Plain, false), MATMUL, MATRIX_INPUTS, Matrix;
+    "TMATMUL_BIAS": cube(1), idx 98, Engine::Cube, matmul(MatmulForm::Bias, false), MATMUL_BIAS => &[2, 1], MATRIX_INPUTS, Matrix;
+    "TMATMUL_ACC": cube(2), idx 99, Engine::Cube, matmul(MatmulForm::Acc, false), MATMUL_ACC => &[2, 1], MATRIX_INPUTS, Matrix;
+    "TGEMV": cube(16), idx 103, Engine::Cube, matmul(MatmulForm::Plain, true), MATMUL, MATRIX_INPUTS, Matrix;
+    "TGEMV_BIAS": cube(17), idx 104, Engine::Cube, matmul(MatmulForm::Bias, true), MATMUL_BIAS => &[2, 1], MATRIX_INPUTS, Matrix;
+    "TGEMV_ACC": cube(18), idx 105, Engine::Cube, matmul(MatmulForm::Acc, true), MATMUL_ACC => &[2, 1], MATRIX_INPUTS, Matrix;
+}
+
+/// The catalogue row with this CUBE Function.
+pub fn by_cube_function(function: u8) -> Option<&'static OpInfo> {
+    CATALOGUE
+        .iter()
+        .find(|op| op.carrier == Carrier::Cube { function })
 }
 
 /// The catalogue row with this (case-insensitive) mnemonic.
@@ -586,7 +667,7 @@ mod tests {
             .filter(|o| matches!(o.carrier, Carrier::Tepl { mode: 2, .. }))
             .count();
         assert_eq!(reduce_expand, 28);
-        assert_eq!(CATALOGUE.len(), 53);
+        assert_eq!(CATALOGUE.len(), 59);
         assert_eq!(CATALOGUE.iter().filter(|o| o.takes_scalar()).count(), 7);
         let mut selectors = HashSet::new();
         let mut names = HashSet::new();
@@ -655,6 +736,33 @@ mod tests {
         assert_eq!(
             by_mlir_name("pto.tcolexpandmin").unwrap().mnemonic,
             "TCOLEXPANDMIN"
+        );
+    }
+
+    #[test]
+    fn matrix_rows_match_the_spec() {
+        // `function` and `catalog_indices` of each header under
+        // asl/tile/matrix-and-matrix-vector/; operand roles in contract order.
+        let expect = [
+            ("TMATMUL", 0, 97, MATMUL),
+            ("TMATMUL_BIAS", 1, 98, MATMUL_BIAS),
+            ("TMATMUL_ACC", 2, 99, MATMUL_ACC),
+            ("TGEMV", 16, 103, MATMUL),
+            ("TGEMV_BIAS", 17, 104, MATMUL_BIAS),
+            ("TGEMV_ACC", 18, 105, MATMUL_ACC),
+        ];
+        for (mn, function, idx, roles) in expect {
+            let op = by_mnemonic(mn).unwrap();
+            assert_eq!(op.carrier, Carrier::Cube { function }, "{mn}");
+            assert_eq!((op.catalog_index, op.sources), (idx, roles), "{mn}");
+            assert_eq!(by_cube_function(function).unwrap().mnemonic, mn);
+            assert_eq!(op.selector(), None);
+            // The left operand carries AType: it is BSTART's DataType.
+            assert_eq!(op.sources[op.typed_source()], Left);
+        }
+        assert!(
+            by_cube_function(4).is_none(),
+            "the MX forms are not modelled"
         );
     }
 }

@@ -55,6 +55,18 @@ pub enum SignedDivOverflow {
     Wrap,
 }
 
+/// How a matrix op sums its products (`TileProfileMatrixAccumulate` and `TileProfileMatrixBias`,
+/// decision 51).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatrixAccumulate {
+    /// Each input widened exactly to the accumulator type; for k = 0, 1, … in order, the product
+    /// rounded once to the accumulator type, then the running sum rounded once (RNE): two
+    /// roundings a step, as `arith.mulf` then `arith.addf`. The sum starts at +0, or at C for the
+    /// `_ACC` forms; a `_BIAS` form adds its bias with one more rounded add after the last step.
+    /// Integer products and sums wrap modulo 2^32.
+    ProductThenSum,
+}
+
 /// Which instruction lengths the decoder accepts (decision 14).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum InstructionForms {
@@ -80,6 +92,8 @@ pub struct Profile {
     pub max_bindings: usize,
     /// Core aggregate: Σ popcount(mask) × capacity ≤ this many bytes — decision 12.
     pub core_capacity_bytes: u32,
+    /// Decision 51.
+    pub matrix_accumulate: MatrixAccumulate,
     pub(crate) instruction_forms: InstructionForms,
 }
 
@@ -92,5 +106,6 @@ pub const PROFILE: Profile = Profile {
     signed_div_overflow: SignedDivOverflow::Wrap,
     max_bindings: 4,
     core_capacity_bytes: 256 * 1024,
+    matrix_accumulate: MatrixAccumulate::ProductThenSum,
     instruction_forms: InstructionForms::Only32Bit,
 };

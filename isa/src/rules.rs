@@ -81,6 +81,7 @@ impl ResultKind {
             // `HardwareTCVTTypePairSupported` refuses only E8M0 destinations from most sources;
             // between the 16 arithmetic types every pair is legal (docs/isa.md §1.10).
             ResultKind::Converted => (None, ARITHMETIC, false),
+            ResultKind::Matrix => (Some(src.matrix_accumulator()), &[], false),
         };
         let pairs = EXPDIF_PAIRS
             .iter()
@@ -104,6 +105,7 @@ impl ResultKind {
             ResultKind::Index => DataType::U32,
             ResultKind::Predicate => PREDICATE_DTYPE,
             ResultKind::SameAsSource | ResultKind::Reduced | ResultKind::Broadcast => src,
+            ResultKind::Matrix => src.matrix_accumulator(),
         }
     }
 }
@@ -153,6 +155,14 @@ impl OpKind {
                 layout: true,
                 ..DatrFields::default()
             },
+            // The matrix ops: BType (the right operand's type), RMode and Sat
+            // (`BundleTMATMULDataAttributesLegal`, docs/isa.md §18.2).
+            OpKind::Matmul { .. } => DatrFields {
+                data_type: true,
+                rmode: true,
+                sat: true,
+                ..DatrFields::default()
+            },
             OpKind::Reduce(..)
             | OpKind::Expand(..)
             | OpKind::Binary(_)
@@ -185,7 +195,8 @@ impl OpKind {
             | OpKind::Compare
             | OpKind::Select
             | OpKind::Convert
-            | OpKind::Move => return None,
+            | OpKind::Move
+            | OpKind::Matmul { .. } => return None,
         };
         let bits = OpKind::scalar_element(dtype, raw);
         let low = (1u64 << dtype.required_zero_low_bits()) - 1;

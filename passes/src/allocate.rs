@@ -366,7 +366,10 @@ fn sizes(func: &Function, min_rows: &[u32]) -> (Vec<Option<(SizeCode, u32)>>, Ve
             | ResultKind::ExpDif
             | ResultKind::Converted
             | ResultKind::Predicate => full_source(op),
-            ResultKind::Reduced | ResultKind::Index | ResultKind::Broadcast => None,
+            ResultKind::Reduced
+            | ResultKind::Index
+            | ResultKind::Broadcast
+            | ResultKind::Matrix => None,
         };
         let result = match full {
             Some(src) => {

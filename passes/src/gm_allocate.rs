@@ -259,7 +259,10 @@ fn geometry_of(kernel: &GmKernel, block: &Block, g: &mut Geometry) -> Result<(),
                             **role != ptoc_isa::ops::OperandRole::Bcast && role.carries_type()
                         })
                         .map(|(_, &v)| v),
-                    ResultKind::Reduced | ResultKind::Index | ResultKind::Broadcast => None,
+                    ResultKind::Reduced
+                    | ResultKind::Index
+                    | ResultKind::Broadcast
+                    | ResultKind::Matrix => None,
                 };
                 let tile_operands: Vec<ValueId> = op
                     .operands

@@ -233,6 +233,8 @@ fn infer_result(func: &mut Function, at: usize) -> Result<u64, Vec<Diagnostic>> 
         // The copy expands: `s` is the broadcast vector; the other axis comes from the result type.
         // TEXPANDS has no tile source (returned above): its result type gives its shape.
         OpKind::FillScalar => return Ok(0),
+        // Verify refuses the matrix ops before inference reaches them.
+        OpKind::Matmul { .. } => return Ok(0),
         OpKind::Expand(Axis::Row, None) => [
             Rule4::Default(s.valid_rows),
             Rule4::Default(Dim::Unknown),

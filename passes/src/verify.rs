@@ -24,7 +24,7 @@ use ptoc_ir::{
 use ptoc_isa::dtype::EXPDIF_PAIRS;
 use ptoc_isa::geometry::MAX_DIM;
 use ptoc_isa::ops::{OperandRole, CMODE_ATTR};
-use ptoc_isa::{Axis, CmpMode, DataType, Geometry, OpKind, ResultKind, SizeCode, Storage};
+use ptoc_isa::{Axis, CmpMode, DataType, Engine, Geometry, OpKind, ResultKind, SizeCode, Storage};
 
 /// When verification runs, which decides how strict it is about what inference still changes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -352,6 +352,14 @@ fn operand_subject(
 /// The op-level rules: operand count, types, and the geometry each `OpKind` relates.
 pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> {
     let info = op.info;
+    if info.engine == Engine::Cube {
+        let v = Violation::new(
+            Rule::DataType,
+            "is a matrix op; its operands live in CUBE layouts, which tile types cannot spell yet"
+                .to_string(),
+        );
+        return vec![v.at(op.loc.clone(), &op_prefix(op))];
+    }
     if op.operands.len() != info.sources.len() {
         let names: Vec<&str> = info.sources.iter().map(|r| r.name()).collect();
         let v = Violation::new(
@@ -441,18 +449,19 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
     if !legal_results.contains(&res_ty.dtype) {
         let names: Vec<&str> = legal_results.iter().map(|t| t.name()).collect();
         let violation = match info.result {
-            ResultKind::SameAsSource | ResultKind::Reduced | ResultKind::Broadcast => {
-                Violation::new(
-                    Rule::SameType,
-                    format!(
-                        "has DataType {}, but the {} has {}",
-                        res_ty.dtype.name(),
-                        first_role.name(),
-                        src_ty.dtype.name()
-                    ),
-                )
-                .hint(format!("make the result {}", src_ty.dtype.name()))
-            }
+            ResultKind::SameAsSource
+            | ResultKind::Reduced
+            | ResultKind::Broadcast
+            | ResultKind::Matrix => Violation::new(
+                Rule::SameType,
+                format!(
+                    "has DataType {}, but the {} has {}",
+                    res_ty.dtype.name(),
+                    first_role.name(),
+                    src_ty.dtype.name()
+                ),
+            )
+            .hint(format!("make the result {}", src_ty.dtype.name())),
             ResultKind::Index => Violation::new(
                 Rule::ArgResultType,
                 format!(
@@ -557,7 +566,7 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
         // Every operand and the result have the typed source's physical and valid shape
         // (`TileShapeAndTypeMatch`/`TileLogicalShapeMatch`, docs/isa.md §1.9).
         // TEXPANDS has no tile source (returned above); its result type gives its shape.
-        OpKind::FillScalar => {}
+        OpKind::FillScalar | OpKind::Matmul { .. } => {}
         OpKind::Compare | OpKind::Select => {
             for (i, role, v) in roles(op).filter(|&(i, _, _)| i != first_idx) {
                 let ty = func.ty(v);

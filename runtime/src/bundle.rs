@@ -5,9 +5,10 @@
 //! other instruction starts it, docs/isa.md §17 decision 37), B.DATR at most once, each LB at most
 //! once, at most one B.IOR, and the B.IOT binding stream (`PEMode=000` a strict no-op, nothing
 //! after the L=1 binding, equal masks, at most [`PROFILE.max_bindings`] bindings). Everything that
-//! needs the op or the tiles is checked at commit, in [`crate::machine`].
+//! needs the op or the tiles is checked at commit, in [`crate::machine`]. B.FPATR is accepted
+//! once, in a CUBE block only (docs/isa.md §18.1).
 
-use ptoc_isa::encoding::{BStart, Datr, Ior, Ios, Iot, StdStart, TlsuStart};
+use ptoc_isa::encoding::{BStart, CubeStart, Datr, Fpatr, Ior, Ios, Iot, StdStart, TlsuStart};
 use ptoc_isa::profile::PROFILE;
 use ptoc_isa::{FaultClass, Instruction, PeMask};
 
@@ -20,6 +21,8 @@ pub enum Start {
     Tile(BStart),
     /// TLOAD, TSTORE or TMOV.
     Tlsu(TlsuStart),
+    /// A matrix op (BSTART.TMATMUL, BSTART.TGEMV and their forms).
+    Cube(CubeStart),
     /// A standard block for scalar code and branches.
     Std(StdStart),
 }
@@ -39,6 +42,8 @@ pub struct Block {
     /// The branch condition of a COND block's SETC, once one ran.
     pub taken: Option<bool>,
     pub datr: Option<Datr>,
+    /// The B.FPATR of a CUBE block.
+    pub fpatr: Option<Fpatr>,
     /// LB0, LB1, LB2 as written (`None` when omitted).
     pub dims: [Option<u32>; 3],
     /// Effective (nonzero-mask) Local bindings, in order.
@@ -58,6 +63,7 @@ impl Block {
             body: false,
             taken: None,
             datr: None,
+            fpatr: None,
             dims: [None; 3],
             bindings: Vec::new(),
             saw_noop_binding: false,
@@ -91,6 +97,16 @@ impl Block {
                     return control("a second B.DATR in one bundle".into());
                 }
                 self.datr = Some(d);
+            }
+            // Exactly one, and only in a CUBE block (`asl/block/attributes/B.FPATR.asl`).
+            Instruction::BFpatr(f) => {
+                if !matches!(self.start, Start::Cube(_)) {
+                    return control("B.FPATR outside a CUBE matrix block".into());
+                }
+                if self.fpatr.is_some() {
+                    return control("a second B.FPATR in one bundle".into());
+                }
+                self.fpatr = Some(f);
             }
             Instruction::BDim(d) => {
                 let lb = d.lb as usize;
@@ -139,6 +155,7 @@ impl Block {
             Instruction::BStart(_)
             | Instruction::BStartStd(_)
             | Instruction::BStartTlsu(_)
+            | Instruction::BStartCube(_)
             | Instruction::BStop
             | Instruction::Scalar(_) => return control("not a header command".into()),
         }

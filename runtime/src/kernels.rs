@@ -170,7 +170,8 @@ pub fn first_zero_divisor(job: &Job) -> Result<Option<(usize, usize)>, KernelErr
         | OpKind::Convert
         | OpKind::Move
         | OpKind::Compare
-        | OpKind::Select => return Ok(None),
+        | OpKind::Select
+        | OpKind::Matmul { .. } => return Ok(None),
     };
     if !job.src_type.is_integer() {
         return Ok(None);
@@ -296,6 +297,8 @@ impl LaneVisitor for LaneJob<'_, '_> {
                 })
             }
             OpKind::Select => select::<L::Carrier>(job),
+            // The matrix ops run on the CUBE path (`crate::cube`), not as element kernels.
+            OpKind::Matmul { .. } => Err(unsupported),
         }
     }
 }
@@ -791,7 +794,8 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
             | OpKind::Convert
             | OpKind::Move
             | OpKind::Compare
-            | OpKind::Select => {
+            | OpKind::Select
+            | OpKind::Matmul { .. } => {
                 let b = self.b.whole(domain)?;
                 out.write_rows(
                     domain,
@@ -858,7 +862,8 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
             | OpKind::Convert
             | OpKind::Move
             | OpKind::Compare
-            | OpKind::Select => {
+            | OpKind::Select
+            | OpKind::Matmul { .. } => {
                 let b = self
                     .b
                     .elements
@@ -883,7 +888,8 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
             | OpKind::Convert
             | OpKind::Move
             | OpKind::Compare
-            | OpKind::Select => (self.rows, self.len),
+            | OpKind::Select
+            | OpKind::Matmul { .. } => (self.rows, self.len),
         }
     }
 
@@ -1089,7 +1095,8 @@ mod tests {
                 | OpKind::Convert
                 | OpKind::Move
                 | OpKind::Compare
-                | OpKind::Select => full_b.get(r * cols + c),
+                | OpKind::Select
+                | OpKind::Matmul { .. } => full_b.get(r * cols + c),
             };
             let pairs = (0..rows).flat_map(|r| (0..cols).map(move |c| (r, c)));
             let pair_flags = pairs

@@ -24,6 +24,7 @@
 #![warn(missing_docs)]
 
 mod bundle;
+mod cube;
 mod elements;
 mod gm;
 mod kernels;

@@ -113,7 +113,7 @@ pub struct Machine {
     /// Which registers are allocated and the capacity they take: the renaming and capacity
     /// rules, shared with the allocator.
     pub(crate) file: RegisterFile,
-    flags: Flags,
+    pub(crate) flags: Flags,
     scalar: ScalarCore,
     pub(crate) gm: Gm,
     /// BSTARTs executed so far (the index the next bundle gets).
@@ -204,6 +204,9 @@ impl Machine {
         if let Err(e) = tile.check_consistent() {
             return err(e.0);
         }
+        if tile.layout.is_cube() {
+            return self.load_cube(reg, tile, mask);
+        }
         let size = match (tile.size_code, tile.storage) {
             (Some(s), _) => s,
             (None, Storage::Numeric) => {
@@ -232,13 +235,25 @@ impl Machine {
                 tile.rows, tile.cols
             ));
         }
+        tile.size_code = Some(size);
+        // Only the element width is significant (docs/isa.md §1.7): drop anything above it.
+        tile.drop_bits_above_width();
+        self.place_loaded(reg, tile, size, mask)
+    }
+
+    /// Allocate a checked argument tile under `mask` and store it.
+    fn place_loaded(
+        &mut self,
+        reg: TileReg,
+        tile: Tile,
+        size: SizeCode,
+        mask: PeMask,
+    ) -> Result<(), LoadError> {
+        let err = |reason: String| Err(LoadError { reg, reason });
         let footprint = RegisterFile::footprint(size, mask);
         if let Err(e) = self.file.check_room(footprint) {
             return err(e.to_string());
         }
-        tile.size_code = Some(size);
-        // Only the element width is significant (docs/isa.md §1.7): drop anything above it.
-        tile.drop_bits_above_width();
         let slot = match self.file.naming() {
             NamingModel::AbsoluteNoFree => {
                 if self.file.allocate(reg, footprint).is_err() {
@@ -254,6 +269,33 @@ impl Machine {
         };
         self.regs[slot.index() as usize] = Some(tile);
         Ok(())
+    }
+
+    /// [`Machine::load_with_mask`] for a CUBE-layout tile: its storage must be the layout's
+    /// for its valid shape, in its SizeCode or the smallest one holding its cells.
+    fn load_cube(&mut self, reg: TileReg, mut tile: Tile, mask: PeMask) -> Result<(), LoadError> {
+        let err = |reason: String| Err(LoadError { reg, reason });
+        let (layout, dtype) = (tile.layout, tile.dtype);
+        let shape = (tile.valid_rows, tile.valid_cols);
+        let (Some(storage), Some(need)) = (
+            layout.storage(dtype, shape.0, shape.1),
+            layout.required_bytes(dtype, shape.0, shape.1),
+        ) else {
+            return err(format!("no {layout} tile holds {tile}"));
+        };
+        if storage != (tile.rows, tile.cols) {
+            return err(format!(
+                "a {layout} tile of valid {}x{} is stored as {}x{}, not {}x{}",
+                shape.0, shape.1, storage.0, storage.1, tile.rows, tile.cols
+            ));
+        }
+        let size = match tile.size_code.or_else(|| SizeCode::holding(need)) {
+            Some(s) if s.bytes() >= need => s,
+            _ => return err(format!("no SizeCode holds the {need} bytes of {tile}")),
+        };
+        tile.size_code = Some(size);
+        tile.drop_bits_above_width();
+        self.place_loaded(reg, tile, size, mask)
     }
 
     /// The tile a source code names, if any (docs/isa.md §9 decisions 1–2).
@@ -374,6 +416,7 @@ impl Machine {
             let start = match inst {
                 Instruction::BStart(b) => Some(Start::Tile(b)),
                 Instruction::BStartTlsu(t) => Some(Start::Tlsu(t)),
+                Instruction::BStartCube(c) => Some(Start::Cube(c)),
                 Instruction::BStartStd(s) => {
                     check_std_start(s, pc, end)
                         .map_err(|(class, message)| fault(class, message, &block))?;
@@ -444,6 +487,7 @@ impl Machine {
         let result = match block.start {
             Start::Tile(_) => self.try_commit(block).map(|()| None),
             Start::Tlsu(t) => self.commit_tlsu(block, t).map(|()| None),
+            Start::Cube(c) => self.commit_cube(block, c).map(|()| None),
             Start::Std(s) => Ok(branch_target(block, s)),
         };
         result.map_err(|e| Fault {
@@ -611,6 +655,10 @@ impl Machine {
                 self.check_divisors(op, src_type, dims, sources)?;
             }
             OpKind::Binary(_) | OpKind::Unary(_) | OpKind::Convert | OpKind::Move => {}
+            // The matrix ops commit on the CUBE path (`crate::cube`).
+            OpKind::Matmul { .. } => {
+                return legality(format!("{} is not a tile-element op", op.mnemonic))
+            }
             // `SelectedBundleClosedTileScalarBinarySchemaLegal`: the source as B.DIM describes
             // it, then the scalar's encoding and an integer divisor (docs/isa.md §14).
             OpKind::TileScalar(_) => {
@@ -691,7 +739,8 @@ impl Machine {
             | OpKind::Convert
             | OpKind::Move
             | OpKind::Compare
-            | OpKind::Select => (dims.valid_rows as usize, dims.valid_cols as usize),
+            | OpKind::Select
+            | OpKind::Matmul { .. } => (dims.valid_rows as usize, dims.valid_cols as usize),
         };
         let views: Vec<View> = tiles.iter().map(|t| t.view()).collect();
         let job = Job {
@@ -739,7 +788,8 @@ impl Machine {
             | OpKind::Convert
             | OpKind::Move
             | OpKind::Compare
-            | OpKind::Select => dims,
+            | OpKind::Select
+            | OpKind::Matmul { .. } => dims,
         };
         self.new_destination(dst_type, out, hand, size, mask, pad)
     }
@@ -836,6 +886,15 @@ impl Machine {
     fn check_sources(&self, op: &OpInfo, src_type: DataType, sources: &[TileReg]) -> Checked<()> {
         for (&reg, role) in sources.iter().zip(op.sources) {
             let t = self.source(reg)?;
+            // `TileGenericIndexingPermitted`: CUBE tiles feed only the matrix ops and the CUBE
+            // stores (docs/isa.md §18.2).
+            if t.layout.is_cube() {
+                return legality(format!(
+                    "{} {reg} is {t}; {} reads row-major tiles only",
+                    role.name(),
+                    op.mnemonic
+                ));
+            }
             if t.storage != role.storage() {
                 let what = match role.storage() {
                     Storage::Numeric => "a numeric tile",
@@ -891,7 +950,11 @@ impl Machine {
                 | OperandRole::SrcTrue
                 | OperandRole::SrcFalse => true,
                 OperandRole::Src => !matches!(op.kind, OpKind::Reduce(..)),
-                OperandRole::Bcast => false,
+                OperandRole::Bcast
+                | OperandRole::Left
+                | OperandRole::Right
+                | OperandRole::Accumulator
+                | OperandRole::Bias => false,
             };
             if full_shape
                 && (t.rows, t.cols, t.valid_rows, t.valid_cols)

@@ -280,7 +280,8 @@ fn evaluate_tile_op(
         | OpKind::Convert
         | OpKind::Move
         | OpKind::Compare
-        | OpKind::Select => {
+        | OpKind::Select
+        | OpKind::Matmul { .. } => {
             if let Some(t) = operands.iter().find(|t| t.geometry() != result) {
                 return Err(format!(
                     "operand {t} does not match the result, {}",

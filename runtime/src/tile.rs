@@ -8,7 +8,7 @@
 use crate::elements::{Definedness, Elements};
 use ptoc_isa::dtype::PREDICATE_DTYPE;
 use ptoc_isa::geometry::predicate_bytes;
-use ptoc_isa::{DataType, Geometry, SizeCode, Storage};
+use ptoc_isa::{DataType, Geometry, Layout, SizeCode, Storage};
 use std::fmt;
 
 /// A tile value: descriptor, row-major elements and their definedness (docs/isa.md §3.2).
@@ -19,6 +19,10 @@ pub struct Tile {
     pub storage: Storage,
     /// The element type (for a predicate, [`PREDICATE_DTYPE`]).
     pub dtype: DataType,
+    /// NORM, or a CUBE layout (docs/isa.md §18.2). A CUBE tile keeps its elements row-major
+    /// like any other, over its storage rows and columns: the cell order only fixes how many
+    /// bytes it takes, and no op observes it.
+    pub layout: Layout,
     /// The SizeCode the tile was allocated with; `None` for reference-evaluator tiles, whose
     /// physical shape is the IR type's as written.
     pub size_code: Option<SizeCode>,
@@ -88,6 +92,7 @@ impl Tile {
         Ok(Tile {
             storage: Storage::Numeric,
             dtype,
+            layout: Layout::Norm,
             size_code: None,
             rows,
             cols,
@@ -127,6 +132,36 @@ impl Tile {
         }
         let mut tile = Tile::predicate(rows, cols, valid_rows, valid_cols)?;
         tile.size_code = Some(size_code);
+        Ok(tile)
+    }
+
+    /// An all-undefined tile in a CUBE layout (`ConfigureCubeTileForMask`): storage rows and
+    /// columns from the valid shape, and, when allocated, a SizeCode holding its whole cells
+    /// (docs/isa.md §18.2).
+    pub fn cube(
+        dtype: DataType,
+        layout: Layout,
+        size_code: Option<SizeCode>,
+        (valid_rows, valid_cols): (u32, u32),
+    ) -> Result<Tile, ShapeError> {
+        let (Some((rows, cols)), Some(need)) = (
+            layout.storage(dtype, valid_rows, valid_cols),
+            layout.required_bytes(dtype, valid_rows, valid_cols),
+        ) else {
+            return Err(ShapeError(format!(
+                "no {layout} tile of {dtype} holds valid {valid_rows}x{valid_cols}"
+            )));
+        };
+        if let Some(size) = size_code.filter(|s| s.bytes() < need) {
+            return Err(ShapeError(format!(
+                "a {layout} {dtype} tile of valid {valid_rows}x{valid_cols} needs {need} bytes; \
+                 SizeCode {size} holds {}",
+                size.bytes()
+            )));
+        }
+        let mut tile = Tile::new(dtype, rows, cols, valid_rows, valid_cols)?;
+        tile.layout = layout;
+        tile.size_code = size_code;
         Ok(tile)
     }
 
@@ -337,6 +372,15 @@ impl Tile {
             .collect()
     }
 
+    /// The valid rectangle's element bits, row-major, undefined ones as 0 (for a source whose
+    /// valid region was checked defined).
+    pub(crate) fn valid_bits(&self) -> Vec<u64> {
+        self.valid_values()
+            .into_iter()
+            .map(|v| v.unwrap_or(0))
+            .collect()
+    }
+
     /// The elements as a row-major kernel operand.
     pub(crate) fn view(&self) -> crate::kernels::View<'_> {
         crate::kernels::View::new(&self.elements, self.cols as usize)
@@ -357,10 +401,10 @@ impl fmt::Display for Tile {
             Storage::Numeric => self.dtype.name(),
             Storage::Predicate => "i1",
         };
-        write!(
-            f,
-            "{}x{}x{elem} (valid {}x{})",
-            self.rows, self.cols, self.valid_rows, self.valid_cols
-        )
+        write!(f, "{}x{}x{elem}", self.rows, self.cols)?;
+        if self.layout.is_cube() {
+            write!(f, " {}", self.layout)?;
+        }
+        write!(f, " (valid {}x{})", self.valid_rows, self.valid_cols)
     }
 }

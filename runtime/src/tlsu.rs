@@ -8,14 +8,19 @@
 //! Where the model is looser than the contract, the interpreter follows docs/isa.md §17: a zero LB
 //! is illegal (decision 44); a TSTORE's B.DIM, when present, must describe its source (42); its
 //! BSTART DataType must be the source's (43). It models only the NORM layout and the 16
-//! arithmetic DataTypes a tile can hold in ptoc.
+//! arithmetic DataTypes a tile can hold in ptoc, plus the CUBE transports of B.DATR Layout 21–26
+//! (docs/isa.md §18.2).
 
 use crate::bundle::Block;
 use crate::gm::Rect;
 use crate::machine::{legality, CommitFault, Destination, Dims, Machine};
 use crate::tile::Tile;
 use ptoc_isa::encoding::{Ior, TlsuOp, TlsuStart};
-use ptoc_isa::{DataType, FaultClass, Hand, PadValue, SizeCode, TileReg};
+use ptoc_isa::{DataType, FaultClass, Hand, Layout, PadValue, SizeCode, TileReg};
+
+fn datr_name(dtype: Option<DataType>) -> &'static str {
+    dtype.map_or("DTYPE_NONE", DataType::name)
+}
 
 type Checked<T> = Result<T, CommitFault>;
 
@@ -92,6 +97,10 @@ impl Machine {
         }
         if !block.ios.is_empty() {
             return illegal(format!("{name} takes no B.IOS"));
+        }
+        // 6. B.DATR Layout 21–26 selects a CUBE transport (docs/isa.md §18.2).
+        if let Some((layout, load)) = block.datr.and_then(|d| Layout::of_transport_code(d.layout)) {
+            return self.cube_transport(block, start, layout, load, operands, ior);
         }
         // 6. B.DATR: only Layout may be nonzero, and ptoc models only NORM. A present B.DATR's
         // DataType field (then necessarily 0, FP64) types a TLOAD or TMOV destination.
@@ -176,12 +185,7 @@ impl Machine {
                     ));
                 }
                 let rect = self.rect(block, t, gpr(ior.src[0]), gpr(ior.src[1]));
-                let bits: Vec<u64> = t
-                    .valid_values()
-                    .into_iter()
-                    .map(|v| v.unwrap_or(0))
-                    .collect();
-                self.gm.write(&rect, &bits).map_err(gm_fault)
+                self.gm.write(&rect, &t.valid_bits()).map_err(gm_fault)
             }
             TlsuOp::Mov => {
                 let reg = operands.source.expect("checked above");
@@ -242,9 +246,108 @@ impl Machine {
         Ok(dst)
     }
 
-    /// A source that is allocated and has its valid region defined.
+    /// `ExecuteBundleCubeTransportOperation` (`asl/block/model/dispatch/tlsu-layout-conversion.asl`):
+    /// TLOAD into, or TSTORE out of, a CUBE layout. B.DATR has DTYPE_NONE and only Layout (and,
+    /// for the load, PadValue) set; LB0 = ValidCol and LB1 = ValidRow are both given and LB2 is
+    /// not; the GM side is row-major with the B.IOR base and stride, or base 0 and the dense
+    /// stride of ValidCol elements.
+    fn cube_transport(
+        &mut self,
+        block: &Block,
+        start: TlsuStart,
+        layout: Layout,
+        load: bool,
+        operands: Operands,
+        ior: Ior,
+    ) -> Checked<()> {
+        let name = start.op.mnemonic();
+        let d = block.datr.expect("a transport code came from the B.DATR");
+        let (Some(valid_cols), Some(valid_rows), None) =
+            (block.dims[0], block.dims[1], block.dims[2])
+        else {
+            return illegal(format!(
+                "{name} to or from {layout} takes LB0 = ValidCol and LB1 = ValidRow, and no LB2"
+            ));
+        };
+        if valid_cols == 0 || valid_rows == 0 {
+            return illegal(format!(
+                "{name} to or from {layout} needs nonzero LB0 and LB1"
+            ));
+        }
+        if d.dtype.is_some() || d.cmode != 0 || d.rmode != 0 || d.sat || d.canonicalize {
+            return illegal(format!(
+                "{name} with a CUBE Layout takes a B.DATR of DTYPE_NONE with CMode, RMode, Sat \
+                 and Canonicalize zero"
+            ));
+        }
+        let direction_matches = match start.op {
+            TlsuOp::Load => load,
+            TlsuOp::Store => !load,
+            TlsuOp::Mov => false,
+        };
+        if !direction_matches {
+            return illegal(format!(
+                "B.DATR Layout {} is not a layout conversion {name} performs",
+                d.layout
+            ));
+        }
+        let Some(dtype) = start.dtype.filter(|t| layout.cell(*t).is_some()) else {
+            return illegal(format!("no {layout} tile holds {}", datr_name(start.dtype)));
+        };
+        if !ptoc_isa::dtype::ARITHMETIC.contains(&dtype) {
+            return illegal(format!("the interpreter models no {dtype} tiles"));
+        }
+        let gpr = |code: u8| self.gpr(code as usize);
+        let bytes = dtype.bits() / 8;
+        let (base, stride) = match block.ior {
+            Some(_) => (gpr(ior.src[0]), gpr(ior.src[1])),
+            None => (0, valid_cols as u64 * bytes as u64),
+        };
+        let rect = Rect {
+            base,
+            stride,
+            rows: valid_rows,
+            cols: valid_cols,
+            bytes,
+        };
+        if load {
+            let (hand, size) = operands.dest.expect("checked above");
+            let mask = block.mask().unwrap_or_default();
+            let dst = self
+                .new_cube_destination(dtype, layout, (valid_rows, valid_cols), hand, size, mask)
+                .map_err(CommitFault::from)?;
+            let bits = self.gm.read(&rect).map_err(gm_fault)?;
+            let mut tile = dst
+                .tile
+                .with_valid_values(&bits)
+                .map_err(|e| CommitFault::from((FaultClass::TileLegality, e.0)))?;
+            // `TileWithPadding(result, CurrentBundlePadValue())`: CUBE loads pad.
+            crate::machine::publish_padding(&mut tile, d.pad);
+            self.publish(Destination { tile, ..dst });
+            return Ok(());
+        }
+        let reg = operands.source.expect("checked above");
+        let t = self.source(reg).map_err(CommitFault::from)?;
+        let matches = (t.layout, t.dtype, t.valid_rows, t.valid_cols)
+            == (layout, dtype, valid_rows, valid_cols);
+        if !matches || !t.valid_region_defined() {
+            return illegal(format!(
+                "{name} of {layout} {dtype} valid {valid_rows}x{valid_cols} needs a defined \
+                 source of that layout, type and shape; {reg} is {t}"
+            ));
+        }
+        self.gm.write(&rect, &t.valid_bits()).map_err(gm_fault)
+    }
+
+    /// A source that is allocated, row-major and has its valid region defined.
     fn defined_source(&self, reg: TileReg, name: &str) -> Checked<&Tile> {
         let t = self.source(reg).map_err(CommitFault::from)?;
+        if t.layout.is_cube() {
+            return illegal(format!(
+                "{name} source {reg} is {t}: a CUBE tile leaves only through a TSTORE with its \
+                 layout's B.DATR conversion"
+            ));
+        }
         if !t.valid_region_defined() {
             return illegal(format!(
                 "{name} source {reg} has undefined elements in its valid region"

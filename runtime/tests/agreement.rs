@@ -134,6 +134,10 @@ fn run_case(c: &Case, seed: &[(u64, Option<usize>)]) -> Result<(), TestCaseError
                 OperandRole::Bcast => 1,
                 OperandRole::SrcRight | OperandRole::Denominator | OperandRole::SrcFalse => 2,
                 OperandRole::Pred => 3,
+                OperandRole::Left
+                | OperandRole::Right
+                | OperandRole::Accumulator
+                | OperandRole::Bias => unreachable!("only TEPL ops are generated"),
             })
             .collect();
     // A predicate of the full tile's physical and valid shape, bits from the seed.
@@ -160,6 +164,7 @@ fn run_case(c: &Case, seed: &[(u64, Option<usize>)]) -> Result<(), TestCaseError
         ResultKind::Reduced | ResultKind::Index | ResultKind::Broadcast => {
             SizeCode::smallest_for(dvr, dcols, c.dst.bits())
         }
+        ResultKind::Matrix => unreachable!("only TEPL ops are generated"),
     };
     let Some(size) = size else { return Ok(()) };
     // A tile-scalar op's scalar in a0 (GPR 2), with seed bits above the element width, which

@@ -291,7 +291,8 @@ fn expand_once(axis: Axis, kind: OpKind) -> Option<TileRewrite> {
         | OpKind::Convert
         | OpKind::Compare
         | OpKind::Select
-        | OpKind::Move => return None,
+        | OpKind::Move
+        | OpKind::Matmul { .. } => return None,
     };
     let expands: Vec<String> = names
         .iter()

@@ -1062,7 +1062,8 @@ mod random {
                 | OpKind::Convert
                 | OpKind::Move
                 | OpKind::TileScalar(_)
-                | OpKind::FillScalar => unreachable!("not generated"),
+                | OpKind::FillScalar
+                | OpKind::Matmul { .. } => unreachable!("not generated"),
             }
             vals[op.result.0 as usize] = out;
         }

@@ -16,6 +16,7 @@ pub(crate) mod host_arith;
 pub use ptoc_isa::float as format;
 pub(crate) mod integer;
 pub mod lane;
+pub mod matmul;
 pub(crate) mod minmax;
 pub mod reduce;
 pub mod round;
