@@ -1166,6 +1166,7 @@ fn parse_tile(c: &mut Cursor) -> PResult<TileMeta> {
         valid_cols,
         size_code,
         pad,
+        layout: ptoc_isa::Layout::Norm,
     };
     tile.check()
         .map_or_else(|m| c.error_at(start, m), |()| Ok(tile))

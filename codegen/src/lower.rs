@@ -230,6 +230,7 @@ pub(crate) fn tile_meta(
         valid_cols,
         size_code,
         pad: ty.pad,
+        layout: ty.layout,
     };
     meta.check()
         .map_err(|m| format!("{ATTR_ROWS}/{ATTR_TSIZE} do not fit type {ty}: {m}"))?;
@@ -362,6 +363,9 @@ pub(crate) fn tile_bundle(
     mask: PeMask,
 ) -> Result<Vec<Instruction>, Diagnostic> {
     let err = |m: String| Diagnostic::error(loc.clone(), m);
+    if let OpKind::Matmul { .. } = info.kind {
+        return matrix_bundle(info, sources, result, mask).map_err(err);
+    }
     if info.takes_scalar() != scalar.is_some() {
         return Err(err(format!(
             "{} {} a scalar operand",
@@ -461,6 +465,69 @@ pub(crate) fn tile_bundle(
         insts.push(Instruction::BIor(Ior {
             dst: 0,
             src: [gpr, 0, 0],
+        }));
+    }
+    insts.push(Instruction::BStop);
+    Ok(insts)
+}
+
+/// A matrix op's bundle (docs/isa.md §18.1): the CUBE start with AType, a B.DATR only when BType
+/// differs, the all-zero B.FPATR, LB0/LB1/LB2 = M/N/K where not the default 1, and the sources
+/// in their bindings, the last carrying the destination.
+fn matrix_bundle(
+    info: &'static ptoc_isa::OpInfo,
+    sources: &[&TileMeta],
+    result: &TileMeta,
+    mask: PeMask,
+) -> Result<Vec<Instruction>, String> {
+    let role = |r: ptoc_isa::ops::OperandRole| {
+        info.position_of(r)
+            .and_then(|i| sources.get(i).copied())
+            .ok_or_else(|| format!("{} lacks its {}", info.mlir_name(), r.name()))
+    };
+    let a = role(ptoc_isa::ops::OperandRole::Left)?;
+    let b = role(ptoc_isa::ops::OperandRole::Right)?;
+    let mut insts = vec![info.bstart(a.dtype)];
+    if b.dtype != a.dtype {
+        insts.push(Instruction::BDatr(Datr::with(
+            Some(b.dtype),
+            PadValue::Zero,
+        )));
+    }
+    insts.push(Instruction::BFpatr(ptoc_isa::encoding::Fpatr::default()));
+    for (lb, value) in [(0, a.valid_rows), (1, b.valid_cols), (2, a.valid_cols)] {
+        if value != 1 {
+            insts.push(Instruction::BDim(Dim {
+                lb,
+                reg: 0,
+                imm: value,
+            }));
+        }
+    }
+    // `BundleMatrixAccumulatorDestinationIndicesDistinct` (docs/isa.md §18.4).
+    if let Ok(c) = role(ptoc_isa::ops::OperandRole::Accumulator) {
+        if ptoc_isa::cube::accumulator_clashes(c.register, result.register.hand()) {
+            return Err(format!(
+                "the accumulator is named {} and the result goes to hand {}: the ISA forbids a \
+                 C code equal to the destination's DstTile field",
+                c.register,
+                result.register.hand().letter()
+            ));
+        }
+    }
+    let mut regs = sources.iter().map(|t| t.register);
+    for (i, &count) in info.bindings.iter().enumerate() {
+        let group: Vec<TileReg> = regs.by_ref().take(count).collect();
+        let last = i + 1 == info.bindings.len();
+        insts.push(Instruction::BIot(Iot {
+            sources: match group[..] {
+                [x] => IotSources::One(x),
+                [x, y] => IotSources::Two(x, y),
+                _ => return Err(format!("{} sources cannot be bound", group.len())),
+            },
+            last,
+            mask,
+            dst: last.then(|| (result.register.hand(), result.size_code)),
         }));
     }
     insts.push(Instruction::BStop);

@@ -28,11 +28,11 @@ use ptoc_ir::check_bounds;
 use ptoc_ir::{
     ArithOp, Attr, Block, Diagnostic, GmKernel, GmOp, GmOpKind, Location, ScalarType, Type, ValueId,
 };
-use ptoc_isa::encoding::{Dim, Ior, Iot, IotSources, StdStart, TlsuOp, TlsuStart, Transfer};
+use ptoc_isa::encoding::{Datr, Dim, Ior, Iot, IotSources, StdStart, TlsuOp, TlsuStart, Transfer};
 use ptoc_isa::geometry::MAX_DIM;
 use ptoc_isa::profile::NamingModel;
 use ptoc_isa::scalar::{by_mnemonic, Modifier, ScalarInst};
-use ptoc_isa::{DataType, Instruction, PeMask, TileReg};
+use ptoc_isa::{DataType, Instruction, PadValue, PeMask, TileReg};
 use std::collections::HashMap;
 
 /// The GPRs arguments arrive in, in argument order (a0–a7, s0–s8, x0), and the pool scalar values
@@ -743,10 +743,19 @@ impl Emitter<'_> {
                     op: TlsuOp::Load,
                     dtype: Some(dtype),
                 })];
+                // Into a CUBE layout: the transport B.DATR with the type's pad, and both LB0
+                // and LB1 but no LB2 (docs/isa.md §18.2).
+                let cube = dst.layout.load_code();
+                if let Some(code) = cube {
+                    insts.push(Instruction::BDatr(Datr {
+                        layout: code,
+                        ..Datr::with(None, dst.pad)
+                    }));
+                }
                 for (lb, value, needed) in [
                     (0, dst.valid_cols, true),
-                    (1, dst.valid_rows, dst.valid_rows != 1),
-                    (2, dst.cols, dst.cols != dst.valid_cols),
+                    (1, dst.valid_rows, dst.valid_rows != 1 || cube.is_some()),
+                    (2, dst.cols, dst.cols != dst.valid_cols && cube.is_none()),
                 ] {
                     if !(1..=MAX_DIM).contains(&value) {
                         self.errors
@@ -789,11 +798,21 @@ impl Emitter<'_> {
                     )));
                     return;
                 }
-                let insts = [
-                    Instruction::BStartTlsu(TlsuStart {
-                        op: TlsuOp::Store,
-                        dtype: Some(dtype),
-                    }),
+                let mut insts = vec![Instruction::BStartTlsu(TlsuStart {
+                    op: TlsuOp::Store,
+                    dtype: Some(dtype),
+                })];
+                // Out of a CUBE layout: its store conversion and the valid shape in LB0/LB1.
+                if let Some(code) = src.layout.store_code() {
+                    insts.push(Instruction::BDatr(Datr {
+                        layout: code,
+                        ..Datr::with(None, PadValue::Zero)
+                    }));
+                    for (lb, imm) in [(0, src.valid_cols), (1, src.valid_rows)] {
+                        insts.push(Instruction::BDim(Dim { lb, reg: 0, imm }));
+                    }
+                }
+                insts.extend([
                     Instruction::BIot(Iot {
                         sources: IotSources::One(src.register),
                         last: true,
@@ -805,7 +824,7 @@ impl Emitter<'_> {
                         src: [T1, T2, 0],
                     }),
                     Instruction::BStop,
-                ];
+                ]);
                 let o = origin(self.kernel, op, "pto.tstore");
                 self.push_bundle(&insts, Some(o));
             }

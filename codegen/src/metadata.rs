@@ -16,7 +16,7 @@
 
 use ptoc_isa::profile::{NamingModel, PROFILE};
 use ptoc_isa::scalar::{parse_source, GPR_NAMES};
-use ptoc_isa::{DataType, PadValue, PeMask, SizeCode, Storage, TileReg, SPEC_VERSION};
+use ptoc_isa::{DataType, Layout, PadValue, PeMask, SizeCode, Storage, TileReg, SPEC_VERSION};
 use serde_json::{json, Map, Value};
 
 /// Name of the ELF section holding the metadata.
@@ -53,6 +53,9 @@ pub struct TileMeta {
     pub size_code: SizeCode,
     /// What the tile holds outside its valid region (docs/isa.md §4).
     pub pad: PadValue,
+    /// NORM, or a matrix operand's CUBE layout (docs/isa.md §18.2); kernel arguments and results
+    /// are always NORM.
+    pub layout: Layout,
 }
 
 impl TileMeta {
@@ -69,6 +72,32 @@ impl TileMeta {
                  A-Z a-z 0-9 _ $ . - (the characters of MLIR SSA names)",
                 self.name
             ));
+        }
+        if self.layout.is_cube() {
+            let storage = self
+                .layout
+                .storage(self.dtype, self.valid_rows, self.valid_cols);
+            let need = self
+                .layout
+                .required_bytes(self.dtype, self.valid_rows, self.valid_cols);
+            return match (storage, need) {
+                (Some(s), Some(n))
+                    if s == (self.rows, self.cols) && n <= self.size_code.bytes() =>
+                {
+                    Ok(())
+                }
+                _ => Err(format!(
+                    "{}: a {} {} tile of valid {}x{} is not stored as {}x{} in SizeCode {}",
+                    self.name,
+                    self.layout,
+                    self.dtype,
+                    self.valid_rows,
+                    self.valid_cols,
+                    self.rows,
+                    self.cols,
+                    self.size_code
+                )),
+            };
         }
         if self.storage == Storage::Predicate {
             // A predicate's rows are its source's; its SizeCode only has to hold the bits.
@@ -466,6 +495,7 @@ fn tile_from(value: &Value, path: String) -> Result<TileMeta, MetaError> {
             "a PadValue (Zero, Max, Min, Null)",
             PadValue::from_name,
         )?,
+        layout: Layout::Norm,
     };
     tile.check().map_err(|m| field_error(o.path.clone(), m))?;
     Ok(tile)
@@ -578,6 +608,7 @@ mod tests {
             valid_cols: 12,
             size_code: SizeCode::new(3).unwrap(),
             pad: PadValue::Max,
+            layout: Layout::Norm,
         }
     }
 

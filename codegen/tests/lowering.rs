@@ -6,9 +6,9 @@ mod common;
 use common::{tile, worked_example, Builder};
 use ptoc_codegen::{lower_function, print_asm};
 use ptoc_ir::{Attr, Dim};
-use ptoc_isa::encoding::IotSources;
+use ptoc_isa::encoding::{Fpatr, IotSources};
 use ptoc_isa::ops::{self, CATALOGUE, CMODE_ATTR};
-use ptoc_isa::{Axis, DataType, Instruction, OpKind, PadValue, ResultKind};
+use ptoc_isa::{Axis, DataType, Instruction, Layout, MatmulForm, OpKind, PadValue, ResultKind};
 use DataType::*;
 
 fn bundle_text(f: &ptoc_ir::Function) -> String {
@@ -228,7 +228,21 @@ fn function_for(op: &'static ops::OpInfo) -> ptoc_ir::Function {
             (vec![b.arg("x", full)], full)
         }
         (OpKind::FillScalar, _) => (vec![], full),
-        (OpKind::Matmul { .. }, _) => unreachable!("matrix ops need CUBE-layout tile types"),
+        (OpKind::Matmul { form, gemv }, _) => {
+            // M×K = 4×6 (1×6 for a GEMV) by K×N = 6×5, in the layouts §18.4 asks for.
+            let (m, n, k) = (if gemv { 1 } else { 4 }, 5, 6);
+            let cube = |r, c, t, layout| ptoc_ir::TileType::cube(r, c, t, layout).unwrap();
+            let acc = src_t.matrix_accumulator();
+            let d = cube(m, n, acc, Layout::CubeM16);
+            let a = b.arg("a", cube(m, k, src_t, Layout::CubeM16));
+            let bt = b.arg("b", cube(k, n, src_t, Layout::CubeN8));
+            let operands = match form {
+                MatmulForm::Plain => vec![a, bt],
+                MatmulForm::Acc => vec![b.arg("c", d), a, bt],
+                MatmulForm::Bias => vec![a, bt, b.arg("bias", tile(1, 8, acc).with_valid(1, n))],
+            };
+            (operands, d)
+        }
     };
     let r = b.op(op.mnemonic, &operands, result, 2);
     if op.kind == OpKind::Compare {
@@ -246,11 +260,7 @@ fn predicate_of(full: &ptoc_ir::TileType) -> ptoc_ir::TileType {
 
 #[test]
 fn every_catalogue_op_lowers_to_one_well_formed_bundle() {
-    // The matrix ops' operands are CUBE-layout tiles, which tile types do not spell yet.
-    for op in CATALOGUE
-        .iter()
-        .filter(|op| op.engine != ptoc_isa::Engine::Cube)
-    {
+    for op in CATALOGUE {
         let f = function_for(op);
         // A straight-line function has no scalar for B.IOR (docs/isa.md §14).
         if op.takes_scalar() {
@@ -298,9 +308,26 @@ fn every_catalogue_op_lowers_to_one_well_formed_bundle() {
                 op.mnemonic
             );
         }
+        // A matrix op: B.FPATR with no post-processing right after the start, and LB0..LB2 =
+        // M, N, K, each omitted when 1 (a GEMV's M).
+        let dims = dims_of(&insts);
+        if let OpKind::Matmul { gemv, .. } = op.kind {
+            assert_eq!(
+                insts[1],
+                Instruction::BFpatr(Fpatr::default()),
+                "{}",
+                op.mnemonic
+            );
+            let want = if gemv {
+                vec![(1, 5), (2, 6)]
+            } else {
+                vec![(0, 4), (1, 5), (2, 6)]
+            };
+            assert_eq!(dims, want, "{}", op.mnemonic);
+            continue;
+        }
         // LB0 = 6 valid columns, LB1 = valid rows unless 1, LB2 = 8 physical columns; a TLSU op
         // (TMOV) takes its geometry from its source and has none.
-        let dims = dims_of(&insts);
         if op.selector().is_none() {
             assert!(dims.is_empty(), "{}", op.mnemonic);
             continue;

@@ -73,6 +73,7 @@ fn tile() -> impl Strategy<Value = TileMeta> {
                     valid_cols: 1 + vc as u32 % cols,
                     size_code,
                     pad: PadValue::from_code(pad),
+                    layout: ptoc_isa::Layout::Norm,
                 })
             },
         )

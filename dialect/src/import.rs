@@ -235,6 +235,9 @@ fn import_function(
     let mut func = Function::new(sym, loc.clone());
     let mut values: HashMap<*const std::ffi::c_void, ValueId> = HashMap::new();
     let mut errors = Vec::new();
+    // Values whose type was refused: an op using one is not imported (its error would only
+    // repeat the first), and its results are poisoned in turn.
+    let mut poisoned = std::collections::HashSet::new();
     for i in 0..block.argument_count() {
         let Ok(arg) = block.argument(i) else { continue };
         let arg_loc = frontend.location(arg.location());
@@ -243,7 +246,10 @@ fn import_function(
                 let id = func.add_arg(ssa_name_at(lines, &arg_loc), ty);
                 values.insert(arg.to_raw().ptr, id);
             }
-            Err(e) => errors.push(e),
+            Err(e) => {
+                errors.push(e);
+                poisoned.insert(arg.to_raw().ptr);
+            }
         }
     }
     let arg_attrs = function_arg_attrs(&op, &loc, &mut errors);
@@ -258,6 +264,10 @@ fn import_function(
         next = inner.next_in_block();
         if returned {
             break;
+        }
+        if inner.operands().any(|v| poisoned.contains(&v.to_raw().ptr)) {
+            poisoned.extend(inner.results().map(|r| r.to_raw().ptr));
+            continue;
         }
         if let Err(e) = import_op(
             frontend,

@@ -1,12 +1,17 @@
-//! `!pto.tile<RxCxT[, valid=VRxVC][, pad=zero|max|min|null]>`: the tile type and its syntax.
+//! `!pto.tile<RxCxT[, valid=VRxVC][, pad=zero|max|min|null][, layout=L]>`: the tile type and its
+//! syntax.
 //!
 //! R×C is the physical shape (C a power of two; the allocator derives the physical rows from the
 //! SizeCode, ≥ R). `?` in any dimension asks broadcast-shape inference to fill it in. `T = i1` is
 //! a predicate tile (TCMP's result, TSEL's mask): one packed bit per element, with the physical
 //! rows of the tile it was compared from (docs/isa.md §3.6).
+//!
+//! `layout=cube_m16|cube_m32|cube_n8` makes a matrix operand (docs/isa.md §18.2). Its R×C is the
+//! valid (logical) shape and must be known; the physical shape is the layout's storage for it,
+//! whole 128-byte cells, so `valid=` is not written.
 
 use ptoc_isa::dtype::PREDICATE_DTYPE;
-use ptoc_isa::{DataType, Geometry, PadValue, Storage};
+use ptoc_isa::{DataType, Geometry, Layout, PadValue, SizeCode, Storage};
 use std::fmt;
 
 /// One dimension: known, or `?` (to be inferred).
@@ -71,6 +76,9 @@ pub struct TileType {
     /// Numeric elements of `dtype`, or packed predicate bits (then `dtype` is
     /// [`PREDICATE_DTYPE`], what the spec's predicate descriptor records).
     pub storage: Storage,
+    /// NORM, or the CUBE layout of a matrix operand; then `rows`×`cols` is the layout's storage
+    /// for the valid shape.
+    pub layout: Layout,
 }
 
 /// The element spelling of a predicate tile.
@@ -106,7 +114,23 @@ impl TileType {
             valid_cols: Dim::Known(cols),
             pad: PadValue::Null,
             storage: Storage::Numeric,
+            layout: Layout::Norm,
         }
+    }
+
+    /// A `valid_rows`×`valid_cols` tile of `dtype` in a CUBE layout, its physical shape the
+    /// layout's storage; `None` when the layout cannot hold it.
+    pub fn cube(
+        valid_rows: u32,
+        valid_cols: u32,
+        dtype: DataType,
+        layout: Layout,
+    ) -> Option<TileType> {
+        let (rows, cols) = layout.storage(dtype, valid_rows, valid_cols)?;
+        Some(TileType {
+            layout,
+            ..TileType::new(rows, cols, dtype).with_valid(valid_rows, valid_cols)
+        })
     }
 
     /// A fully valid predicate tile (`!pto.tile<RxCxi1>`) with Null pad.
@@ -175,6 +199,29 @@ impl TileType {
         ))
     }
 
+    /// The smallest SizeCode holding a fresh tile of this type with at least `min_rows` physical
+    /// rows, and the rows it then has: derived from the SizeCode for numeric tiles (docs/isa.md
+    /// §3.3), the rows written for a predicate (§3.6), the layout's storage for a CUBE tile, whose
+    /// cells the SizeCode must hold (§18.2). `None` when the shape is not static or nothing fits.
+    pub fn smallest_size(&self, min_rows: u32) -> Option<(SizeCode, u32)> {
+        let (rows, cols, valid_rows, valid_cols) = self.dims()?;
+        let rows = rows.max(min_rows);
+        if self.layout.is_cube() {
+            let need = self
+                .layout
+                .required_bytes(self.dtype, valid_rows, valid_cols)?;
+            return Some((SizeCode::holding(need)?, self.rows.known()?));
+        }
+        match self.storage {
+            Storage::Numeric => {
+                let bits = self.dtype.bits();
+                let s = SizeCode::smallest_for(rows, cols, bits)?;
+                Some((s, s.derived_rows(cols, bits)?))
+            }
+            Storage::Predicate => SizeCode::for_predicate(rows, cols).map(|s| (s, rows)),
+        }
+    }
+
     /// Parse the full `!pto.tile<…>` spelling.
     pub fn parse(text: &str) -> Result<TileType, TileTypeError> {
         Parser::new(text).parse_type()
@@ -186,12 +233,23 @@ impl fmt::Display for TileType {
     /// when not null.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let elem = self.element_name();
-        write!(f, "!pto.tile<{}x{}x{}", self.rows, self.cols, elem)?;
-        if (self.valid_rows, self.valid_cols) != (self.rows, self.cols) {
-            write!(f, ", valid={}x{}", self.valid_rows, self.valid_cols)?;
+        if self.layout.is_cube() {
+            write!(
+                f,
+                "!pto.tile<{}x{}x{}",
+                self.valid_rows, self.valid_cols, elem
+            )?;
+        } else {
+            write!(f, "!pto.tile<{}x{}x{}", self.rows, self.cols, elem)?;
+            if (self.valid_rows, self.valid_cols) != (self.rows, self.cols) {
+                write!(f, ", valid={}x{}", self.valid_rows, self.valid_cols)?;
+            }
         }
         if self.pad != PadValue::Null {
             write!(f, ", pad={}", self.pad.mlir_name())?;
+        }
+        if self.layout.is_cube() {
+            write!(f, ", layout={}", self.layout)?;
         }
         f.write_str(">")
     }
@@ -321,14 +379,15 @@ impl<'a> Parser<'a> {
             valid_cols: cols,
             pad: PadValue::Null,
             storage,
+            layout: Layout::Norm,
         };
-        let (mut seen_valid, mut seen_pad) = (false, false);
+        let (mut seen_valid, mut seen_pad, mut seen_layout) = (None, false, false);
         while self.eat(",") {
             let (at, key) = self.word();
             self.expect("=", &format!("'=' after '{key}'"))?;
             match key {
-                "valid" if !seen_valid => {
-                    seen_valid = true;
+                "valid" if seen_valid.is_none() => {
+                    seen_valid = Some(at);
                     ty.valid_rows = self.dim("valid row count")?;
                     self.expect("x", "'x' between the valid rows and columns")?;
                     ty.valid_cols = self.dim("valid column count")?;
@@ -349,15 +408,97 @@ impl<'a> Parser<'a> {
                         }
                     };
                 }
-                "valid" | "pad" => return self.error(at, format!("'{key}' given twice")),
+                "layout" if !seen_layout => {
+                    seen_layout = true;
+                    let (at, name) = self.word();
+                    ty.layout = match Layout::from_name(name) {
+                        Some(l) => l,
+                        None => {
+                            return self.error(
+                                at,
+                                format!(
+                                    "unknown layout '{name}'; expected norm, cube_m16, cube_m32 \
+                                     or cube_n8"
+                                ),
+                            )
+                        }
+                    };
+                    if ty.layout.is_cube() {
+                        return self.cube_type(ty, seen_valid, at);
+                    }
+                }
+                "valid" | "pad" | "layout" => {
+                    return self.error(at, format!("'{key}' given twice"))
+                }
                 _ => {
                     return self.error(
                         at,
-                        format!("unknown tile parameter '{key}'; expected 'valid' or 'pad'"),
+                        format!(
+                            "unknown tile parameter '{key}'; expected 'valid', 'pad' or 'layout'"
+                        ),
                     )
                 }
             }
         }
+        self.finish(ty)
+    }
+
+    /// The rest of a CUBE type after its `layout=` (which comes last): the written shape is the
+    /// valid one and the physical shape the layout's storage.
+    fn cube_type(
+        &mut self,
+        mut ty: TileType,
+        valid: Option<usize>,
+        layout_at: usize,
+    ) -> Result<TileType, TileTypeError> {
+        if let Some(at) = valid {
+            return self.error(
+                at,
+                "a CUBE tile is written by its valid shape: drop 'valid=' (the layout gives the \
+                 physical shape)",
+            );
+        }
+        if self.eat(",") {
+            return self.error(self.pos, "'layout=' comes last in a tile type");
+        }
+        if ty.is_predicate() {
+            return self.error(layout_at, "a predicate tile has no CUBE layout");
+        }
+        let (Dim::Known(rows), Dim::Known(cols)) = (ty.rows, ty.cols) else {
+            return self.error(0, "a CUBE tile needs a known shape (no '?')");
+        };
+        if ty.layout.cell(ty.dtype).is_none() {
+            return self.error(
+                layout_at,
+                format!(
+                    "{} has no CUBE layout; matrix tiles hold 1-, 2- and 4-byte types",
+                    ty.element_name()
+                ),
+            );
+        }
+        let Some(cube) = TileType::cube(rows, cols, ty.dtype, ty.layout) else {
+            return self.error(
+                layout_at,
+                format!(
+                    "{} cannot hold a {rows}x{cols} tile of {}{}",
+                    ty.layout,
+                    ty.element_name(),
+                    if ty.layout == Layout::CubeN8 {
+                        ""
+                    } else {
+                        " (at most 16 rows in cube_m16, 32 in cube_m32)"
+                    }
+                ),
+            );
+        };
+        ty = TileType {
+            pad: ty.pad,
+            ..cube
+        };
+        self.finish(ty)
+    }
+
+    fn finish(&mut self, ty: TileType) -> Result<TileType, TileTypeError> {
         self.expect(">", "',' or '>'")?;
         self.skip_spaces();
         if !self.rest().is_empty() {
@@ -403,6 +544,23 @@ mod tests {
                 .with_valid(3, 5)
                 .with_pad(PadValue::Max)
         );
+        // A CUBE tile is written by its valid shape; storage is the layout's (docs/isa.md §18.2):
+        // 5x3 FP32 in cube_m16 is 16 rows of 2-column cells, 4 columns.
+        let c = TileType::parse("!pto.tile<5x3xf32, pad=zero, layout=cube_m16>").unwrap();
+        assert_eq!(
+            (c.rows, c.cols, c.valid_rows, c.valid_cols),
+            (16.into(), 4.into(), 5.into(), 3.into())
+        );
+        assert_eq!((c.layout, c.pad), (Layout::CubeM16, PadValue::Zero));
+        assert_eq!(
+            c.to_string(),
+            "!pto.tile<5x3xf32, pad=zero, layout=cube_m16>"
+        );
+        let n = TileType::parse("!pto.tile<20x10xf16, layout=cube_n8>").unwrap();
+        assert_eq!((n.rows, n.cols), (24.into(), 16.into()));
+        assert_eq!(TileType::parse(&n.to_string()), Ok(n));
+        let norm = TileType::parse("!pto.tile<4x8xf32, layout=norm>").unwrap();
+        assert_eq!(norm, TileType::new(4, 8, DataType::FP32));
     }
 
     #[test]
@@ -416,6 +574,25 @@ mod tests {
             ("!pto.tile<16x64xf32", 19, "expected ',' or '>'"),
             ("!pto.tile<16x64xf32>x", 20, "unexpected text"),
             ("!pto.tile<16x64xf32, pad=max, pad=min>", 30, "given twice"),
+            (
+                "!pto.tile<17x4xf32, layout=cube_m16>",
+                27,
+                "cube_m16 cannot hold a 17x4",
+            ),
+            ("!pto.tile<4x4xf64, layout=cube_n8>", 26, "f64 has no CUBE layout"),
+            (
+                "!pto.tile<4x4xf32, valid=2x2, layout=cube_m16>",
+                19,
+                "drop 'valid='",
+            ),
+            (
+                "!pto.tile<4x4xf32, layout=cube_m16, pad=zero>",
+                35,
+                "comes last",
+            ),
+            ("!pto.tile<?x4xf32, layout=cube_m16>", 0, "known shape"),
+            ("!pto.tile<4x4xi1, layout=cube_m16>", 25, "predicate"),
+            ("!pto.tile<4x4xf32, layout=nz>", 26, "unknown layout 'nz'"),
         ];
         for (text, offset, msg) in cases {
             let e = TileType::parse(text).unwrap_err();

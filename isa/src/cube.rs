@@ -8,6 +8,15 @@
 //! (`asl/block/model/state/control-state.asl`).
 
 use crate::dtype::DataType;
+use crate::geometry::{Hand, TileReg};
+
+/// Whether a `_ACC` matrix op reading its accumulator as `c` may not push its result onto
+/// `destination`: C's 6-bit code must differ from the zero-extended 2-bit DstTile field
+/// (`BundleMatrixAccumulatorDestinationIndicesDistinct`, docs/isa.md §18.4), so C = T#1 with
+/// `->T`, T#2 with `->U`, T#3 with `->M` and T#4 with `->N` are illegal.
+pub fn accumulator_clashes(c: TileReg, destination: Hand) -> bool {
+    c.index() == destination.code()
+}
 
 /// Bytes in one CUBE cell (`PTO_TILE_CELL_BYTES`).
 pub const CELL_BYTES: u32 = 128;

@@ -461,6 +461,10 @@ impl OpInfo {
     pub fn takes_scalar(&self) -> bool {
         self.kind.takes_scalar()
     }
+    /// The position of the source with `role` (the first, if several have it).
+    pub fn position_of(&self, role: OperandRole) -> Option<usize> {
+        self.sources.iter().position(|&r| r == role)
+    }
     /// The position of the first source that carries the bundle's DataType (TSEL's true source;
     /// the first source of every other op; 0 for TEXPANDS, which has none).
     pub fn typed_source(&self) -> usize {

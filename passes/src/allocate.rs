@@ -22,7 +22,9 @@ use ptoc_ir::{Attr, Diagnostic, Function, GmKernel, Location, OpId, ValueDef, Va
 use ptoc_isa::geometry::{LOCAL_REGISTERS, REGISTERS_PER_HAND};
 use ptoc_isa::ops::by_kind;
 use ptoc_isa::profile::NamingModel;
-use ptoc_isa::{Hand, OpKind, PeMask, RegisterFile, ResultKind, SizeCode, Storage, TileReg};
+use ptoc_isa::{
+    Hand, OpInfo, OpKind, PeMask, RegisterFile, ResultKind, SizeCode, Storage, TileReg,
+};
 
 pub use ptoc_ir::alloc_attrs::{
     DST as ATTR_DST, PE_MASK as ATTR_PE_MASK, PROFILE as ATTR_PROFILE, ROWS as ATTR_ROWS,
@@ -332,15 +334,8 @@ fn sizes(func: &Function, min_rows: &[u32]) -> (Vec<Option<(SizeCode, u32)>>, Ve
     let mut geometry: Vec<Option<(SizeCode, u32)>> = vec![None; func.values.len()];
     let smallest = |id: ValueId| -> Result<(SizeCode, u32), Violation> {
         let ty = func.ty(id);
-        let (rows, cols, _, _) = ty.dims().unwrap_or((0, 0, 0, 0));
-        let rows = rows.max(min_rows[id.0 as usize]);
-        let sized = match ty.storage {
-            Storage::Numeric => SizeCode::smallest_for(rows, cols, ty.dtype.bits())
-                .and_then(|s| Some((s, s.derived_rows(cols, ty.dtype.bits())?))),
-            // A predicate keeps the rows written (docs/isa.md §3.6).
-            Storage::Predicate => SizeCode::for_predicate(rows, cols).map(|s| (s, rows)),
-        };
-        sized.ok_or_else(|| {
+        let rows = ty.rows.known().unwrap_or(0).max(min_rows[id.0 as usize]);
+        ty.smallest_size(rows).ok_or_else(|| {
             Violation::new(
                 Rule::SizeCode,
                 format!(
@@ -426,6 +421,13 @@ fn forced(
     Err(v)
 }
 
+/// The accumulator among the `operands` of a `_ACC` matrix op, whose code constrains the
+/// destination's hand (docs/isa.md §18.4).
+pub(crate) fn accumulator_of(info: &OpInfo, operands: &[ValueId]) -> Option<ValueId> {
+    let at = info.position_of(ptoc_isa::ops::OperandRole::Accumulator)?;
+    operands.get(at).copied()
+}
+
 /// "kernel needs 70 tile registers; the core has 64", at the first tile that does not fit.
 /// Queue naming (docs/isa.md §9 decisions 1–2): plan hands and re-pushes with
 /// [`queue_plan`], insert a TMOV for each re-push (later reads then name the copy), and record
@@ -444,9 +446,11 @@ pub fn allocate_queue(func: &mut Function, mask: PeMask) -> Result<Allocation, V
             .map(|op| Step {
                 sources: op.operands.iter().map(|v| v.0 as usize).collect(),
                 dest: Some(op.result.0 as usize),
+                accumulator: accumulator_of(op.info, &op.operands).map(|v| v.0 as usize),
             })
             .collect(),
         results: func.results.iter().map(|v| v.0 as usize).collect(),
+        immovable: func.values.iter().map(|v| v.ty.layout.is_cube()).collect(),
     };
     let plan = queue_plan::plan(&program).map_err(|e| vec![plan_error(func, mask, e)])?;
     let tmov = by_kind(OpKind::Move).expect("TMOV is a catalogue row");

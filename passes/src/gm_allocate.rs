@@ -29,17 +29,19 @@
 //! every op that reads tiles `pto.srcs` (the code of each tile operand when it is read,
 //! comma-separated); on the kernel `pto.profile` and `pto.pe_mask`.
 
+use crate::allocate::accumulator_of;
 use ptoc_ir::alloc_attrs::{DST, PE_MASK, PROFILE, ROWS, SRCS, TSIZE};
 #[cfg(test)]
 use ptoc_ir::Type;
 use ptoc_ir::{Attr, Block, Diagnostic, GmDef, GmKernel, GmOp, GmOpKind, Location, ValueId};
+use ptoc_isa::cube::accumulator_clashes;
 use ptoc_isa::geometry::LOCAL_REGISTERS;
 use ptoc_isa::ops::by_kind;
 use ptoc_isa::profile::NamingModel;
 use ptoc_isa::{
     Hand, NumericControl, OpKind, PeMask, RegisterFile, ResultKind, SizeCode, Storage, TileReg,
 };
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// How many tiles of a hand a source code can reach (`T#1`…`T#16`).
 const DEPTH: usize = 16;
@@ -68,11 +70,14 @@ pub fn allocate_gm(
     }
     let mut geometry = HashMap::new();
     let result = geometry_of(kernel, &body, &mut geometry).and_then(|()| {
+        let mut pinned = HashSet::new();
+        carried_cube_tiles(kernel, &body, &mut pinned);
         let mut alloc = Alloc {
             kernel,
             geometry,
             mask,
             stats: GmStats::default(),
+            pinned,
         };
         match naming {
             NamingModel::Queue => {
@@ -229,16 +234,11 @@ fn geometry_of(kernel: &GmKernel, block: &Block, g: &mut Geometry) -> Result<(),
                 .ty(v)
                 .tile()
                 .ok_or_else(|| err("the result is not a tile".into()))?;
-            let (rows, cols, _, _) = ty
-                .dims()
-                .ok_or_else(|| err(format!("tile type {ty} is not static")))?;
-            let bits = ty.dtype.bits();
-            let sized = match ty.storage {
-                Storage::Numeric => SizeCode::smallest_for(rows, cols, bits)
-                    .and_then(|s| Some((s, s.derived_rows(cols, bits)?))),
-                Storage::Predicate => SizeCode::for_predicate(rows, cols).map(|s| (s, rows)),
-            };
-            sized.ok_or_else(|| err(format!("tile type {ty} fits no SizeCode")))
+            if !ty.is_static() {
+                return Err(err(format!("tile type {ty} is not static")));
+            }
+            ty.smallest_size(0)
+                .ok_or_else(|| err(format!("tile type {ty} fits no SizeCode")))
         };
         match &op.kind {
             GmOpKind::Load => {
@@ -459,6 +459,34 @@ struct Alloc<'k> {
     geometry: Geometry,
     mask: PeMask,
     stats: GmStats,
+    /// The CUBE tiles a loop carries in (its initial values) or yields. A CUBE tile has no TMOV
+    /// (docs/isa.md §18.2), so each is pushed onto [`MATRIX_HAND`] and nothing else is pushed
+    /// there between it and its loop boundary: the carried tiles reach it as the hand's newest,
+    /// in carried order, which is where the loop's frame has them.
+    pinned: HashSet<ValueId>,
+}
+
+/// The hand of [`Alloc::pinned`] tiles: T, which the push rule fills first, so a loop body's
+/// loads share the hand of the matrix it computes from them and retire with it.
+const MATRIX_HAND: Hand = Hand::T;
+
+/// Every CUBE tile a loop of `block` (nested ones included) starts from or yields.
+fn carried_cube_tiles(kernel: &GmKernel, block: &Block, out: &mut HashSet<ValueId>) {
+    let is_cube = |v: ValueId| kernel.ty(v).tile().is_some_and(|t| t.layout.is_cube());
+    for op in &block.ops {
+        let GmOpKind::For(body) = &op.kind else {
+            continue;
+        };
+        out.extend(op.operands[3..].iter().copied().filter(|&v| is_cube(v)));
+        if let Some(y) = body
+            .ops
+            .last()
+            .filter(|y| matches!(y.kind, GmOpKind::Yield))
+        {
+            out.extend(y.operands.iter().copied().filter(|&v| is_cube(v)));
+        }
+        carried_cube_tiles(kernel, body, out);
+    }
 }
 
 /// Liveness within one block: the last op index reading each value.
@@ -493,6 +521,101 @@ impl Alloc<'_> {
         self.geometry
             .get(&v)
             .map_or(0, |g| RegisterFile::footprint(g.0, self.mask))
+    }
+
+    fn is_cube(&self, v: ValueId) -> bool {
+        self.kernel.ty(v).tile().is_some_and(|t| t.layout.is_cube())
+    }
+
+    /// The hand for the tile `op` pushes: [`MATRIX_HAND`] for a pinned tile; for any other,
+    /// [`Alloc::choose`]'s among the hands it may use (`MATRIX_HAND` only when `shares`). A
+    /// `_ACC` op's result avoids the hand its accumulator's code clashes with; a rotation never
+    /// makes a new clash (the accumulator only ages).
+    fn push_hand(
+        &mut self,
+        q: &mut Queue,
+        latest: &mut HashMap<ValueId, ValueId>,
+        live: &dyn Fn(ValueId) -> bool,
+        op: &GmOp,
+        shares: bool,
+        out: &mut Vec<GmOp>,
+    ) -> Result<Hand, Diagnostic> {
+        let accumulator = match &op.kind {
+            GmOpKind::Tile { info, .. } => accumulator_of(info, &op.operands),
+            _ => None,
+        };
+        let mut exclude: Vec<Hand> = match accumulator.and_then(|c| q.code(c)) {
+            Some(code) => Hand::ALL
+                .into_iter()
+                .filter(|&h| accumulator_clashes(code, h))
+                .collect(),
+            None => Vec::new(),
+        };
+        let pinned = self.pinned.contains(&op.results[0]);
+        if pinned {
+            exclude.extend(Hand::ALL.into_iter().filter(|&h| h != MATRIX_HAND));
+        } else if !shares {
+            exclude.extend(self.matrix_hand_reserved());
+        }
+        self.choose(q, latest, live, &exclude, &op.loc, out)
+            .map_err(|e| {
+                if !pinned {
+                    return e;
+                }
+                Diagnostic::error(
+                    op.loc.clone(),
+                    format!(
+                        "cannot push this loop-carried CUBE tile onto hand {}: {} (a CUBE \
+                         tile has no TMOV, so it is carried where it is computed)",
+                        MATRIX_HAND.letter(),
+                        e.message
+                    ),
+                )
+            })
+    }
+
+    /// [`MATRIX_HAND`] when the kernel has pinned tiles: a push not planned for a pinned tile's
+    /// place avoids it there.
+    fn matrix_hand_reserved(&self) -> Option<Hand> {
+        (!self.pinned.is_empty()).then_some(MATRIX_HAND)
+    }
+
+    /// For each op of `block`, whether a push there that is not pinned may use [`MATRIX_HAND`]:
+    /// only when the next event is a pinned push and none came since the last loop boundary, so
+    /// that the pinned tiles are the hand's newest when they reach their boundary.
+    fn matrix_hand_sharing(&self, block: &Block) -> Vec<bool> {
+        let pushes_pinned = |op: &GmOp| {
+            matches!(op.kind, GmOpKind::Load | GmOpKind::Tile { .. })
+                && self.pinned.contains(&op.results[0])
+        };
+        let boundary = |op: &GmOp| match &op.kind {
+            GmOpKind::For(_) => op.operands[3..].iter().any(|&v| self.is_cube(v)),
+            GmOpKind::Yield => op.operands.iter().any(|&v| self.is_cube(v)),
+            _ => false,
+        };
+        // Backwards: whether the next event after each op is a pinned push.
+        let mut next_is_push = vec![false; block.ops.len()];
+        let mut ahead = false;
+        for (i, op) in block.ops.iter().enumerate().rev() {
+            next_is_push[i] = ahead;
+            if pushes_pinned(op) {
+                ahead = true;
+            } else if boundary(op) {
+                ahead = false;
+            }
+        }
+        // Forwards: whether a pinned push came since the last boundary.
+        let mut pushed = false;
+        let mut out = Vec::with_capacity(block.ops.len());
+        for (op, next) in block.ops.iter().zip(next_is_push) {
+            out.push(next && !pushed);
+            if pushes_pinned(op) {
+                pushed = true;
+            } else if boundary(op) {
+                pushed = false;
+            }
+        }
+        out
     }
 
     /// A TMOV copying `src` (read as `code`) onto `hand`; the copy is a new value.
@@ -544,18 +667,24 @@ impl Alloc<'_> {
         {
             return Ok(h);
         }
-        // Rotate the hand with the fewest live oldest tiles.
+        // Rotate the hand with the fewest live oldest tiles, none of them a CUBE tile (which
+        // has no TMOV): a hand that would need one counts as never freed.
         let rotations = |q: &Queue, h: Hand| {
-            (0..DEPTH)
+            let oldest_live: Vec<ValueId> = (0..DEPTH)
                 .rev()
-                .take_while(|&i| {
+                .map_while(|i| {
                     q.hands[h as usize]
                         .get(i)
                         .copied()
                         .flatten()
-                        .is_some_and(live)
+                        .filter(|&v| live(v))
                 })
-                .count()
+                .collect();
+            if oldest_live.iter().any(|&v| self.is_cube(v)) {
+                DEPTH
+            } else {
+                oldest_live.len()
+            }
         };
         let Some((count, hand)) = hands.map(|h| (rotations(q, h), h)).min() else {
             return Err(Diagnostic::error(
@@ -600,12 +729,37 @@ impl Alloc<'_> {
         let tile_at: Vec<usize> = (first..op.operands.len())
             .filter(|&j| self.kernel.ty(op.operands[j]).tile().is_some())
             .collect();
-        let sources: Vec<ValueId> = tile_at.iter().map(|&j| op.operands[j]).collect();
         let loc = &op.loc.clone();
+        // CUBE tiles stay where they are: check they are already in place on the matrix hand.
+        let (cube_at, tile_at): (Vec<usize>, Vec<usize>) = tile_at
+            .into_iter()
+            .partition(|&j| self.is_cube(op.operands[j]));
+        let cubes: Vec<ValueId> = cube_at.iter().map(|&j| op.operands[j]).collect();
+        let newest: Vec<Option<ValueId>> = q.hands[MATRIX_HAND as usize]
+            .iter()
+            .take(cubes.len())
+            .rev()
+            .copied()
+            .collect();
+        if let Some((_, &v)) = newest.iter().zip(&cubes).find(|(n, v)| **n != Some(**v)) {
+            return Err(Diagnostic::error(
+                loc.clone(),
+                format!(
+                    "cannot carry the CUBE tile %{} across this loop boundary: the loop's CUBE \
+                     tiles must be the last ones computed for it, in iter_args order (a CUBE \
+                     tile has no TMOV that could put it in place)",
+                    self.kernel.display_name(v)
+                ),
+            ));
+        }
+        let sources: Vec<ValueId> = tile_at.iter().map(|&j| op.operands[j]).collect();
         let hands: Vec<Hand> = match fixed {
-            Some(h) => h.to_vec(),
+            Some(h) => h[cubes.len()..].to_vec(),
             None => {
-                let mut order = Hand::ALL.to_vec();
+                let mut order: Vec<Hand> = Hand::ALL
+                    .into_iter()
+                    .filter(|&h| self.matrix_hand_reserved() != Some(h))
+                    .collect();
                 order.sort_by_key(|&h| {
                     q.hands[h as usize]
                         .iter()
@@ -649,8 +803,20 @@ impl Alloc<'_> {
                 sim.push(hand, ValueId(u32::MAX - j as u32));
             }
             let Some(v) = victim else { break };
+            if self.is_cube(v) {
+                return Err(Diagnostic::error(
+                    loc.clone(),
+                    format!(
+                        "the tiles this loop carries would retire the CUBE tile %{}, which is \
+                         read later (a CUBE tile has no TMOV to keep it)",
+                        self.kernel.display_name(v)
+                    ),
+                ));
+            }
             let keep = |x: ValueId| live(x) || sources.contains(&x);
-            let to = self.choose(q, latest, &keep, &used, loc, out)?;
+            let mut avoid = used.clone();
+            avoid.extend(self.matrix_hand_reserved());
+            let to = self.choose(q, latest, &keep, &avoid, loc, out)?;
             let code = q.code(v).expect("the victim is reachable");
             let src = latest.get(&v).copied().unwrap_or(v);
             let op = self.tmov(src, code, to, loc);
@@ -673,7 +839,12 @@ impl Alloc<'_> {
         for (&j, &c) in tile_at.iter().zip(&copies) {
             op.operands[j] = c;
         }
-        Ok((tile_at, hands))
+        // The carried tiles in frame order: the CUBE ones on the matrix hand first.
+        let at = cube_at.into_iter().chain(tile_at).collect();
+        let hands = std::iter::repeat_n(MATRIX_HAND, cubes.len())
+            .chain(hands)
+            .collect();
+        Ok((at, hands))
     }
 
     /// The queue that holds exactly `values`, pushed in order onto `hands`.
@@ -693,6 +864,7 @@ impl Alloc<'_> {
         frame: Option<&[Hand]>,
     ) -> Result<(), Diagnostic> {
         let last = last_uses(block);
+        let shares_matrix_hand = self.matrix_hand_sharing(block);
         let old = std::mem::take(&mut block.ops);
         let mut latest: HashMap<ValueId, ValueId> = HashMap::new();
         let mut out = Vec::with_capacity(old.len());
@@ -709,7 +881,9 @@ impl Alloc<'_> {
             };
             match &mut op.kind {
                 GmOpKind::Load | GmOpKind::Tile { .. } => {
-                    let hand = self.choose(q, &mut latest, &live_after, &[], &op.loc, &mut out)?;
+                    let shares = shares_matrix_hand[i];
+                    let hand =
+                        self.push_hand(q, &mut latest, &live_after, &op, shares, &mut out)?;
                     let mut codes = Vec::new();
                     for &l in &op.operands {
                         if self.kernel.ty(l).tile().is_some() {

@@ -37,6 +37,7 @@ fn tile() -> impl Strategy<Value = TileType> {
             dtype,
             pad: PadValue::Null,
             storage,
+            layout: ptoc_isa::Layout::Norm,
         }
     })
 }

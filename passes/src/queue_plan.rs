@@ -15,6 +15,7 @@
 //! pushed) and it is not a result. The plan fails only when every one of the 64 names holds a live
 //! tile, or when the tiles that cannot be retired exceed the core's capacity.
 
+use ptoc_isa::cube::accumulator_clashes;
 use ptoc_isa::profile::NamingModel;
 use ptoc_isa::regfile::{PlaceError, RegisterFile};
 use ptoc_isa::{Hand, TileReg};
@@ -25,6 +26,9 @@ use std::collections::HashMap;
 pub struct Step {
     pub sources: Vec<usize>,
     pub dest: Option<usize>,
+    /// A `_ACC` matrix op's accumulator: the destination may not go to the hand whose DstTile
+    /// code equals the accumulator's code when it is read ([`ptoc_isa::cube::accumulator_clashes`]).
+    pub accumulator: Option<usize>,
 }
 
 /// A straight-line program over values `0..footprints.len()`.
@@ -37,6 +41,9 @@ pub struct Program {
     pub steps: Vec<Step>,
     /// Values that must be reachable when the program ends.
     pub results: Vec<usize>,
+    /// Per value, whether no TMOV may copy it (a CUBE tile, docs/isa.md §18.2); values beyond
+    /// the end are movable.
+    pub immovable: Vec<bool>,
 }
 
 /// What the code does, in order.
@@ -137,7 +144,7 @@ impl<'a> Planner<'a> {
         let mut arg_hands = Vec::new();
         let mut arg_slots = Vec::new();
         for &v in &self.program.args {
-            let hand = self.choose(self.program.footprints[v], None)?;
+            let hand = self.choose(self.program.footprints[v], None, None)?;
             arg_slots.push(self.push(v, hand, None)?);
             arg_hands.push(hand);
         }
@@ -145,7 +152,9 @@ impl<'a> Planner<'a> {
         for (i, step) in self.program.steps.iter().enumerate() {
             // Rotations (if any) come first, then the step reads its sources, then pushes.
             let hand = match step.dest {
-                Some(v) => Some(self.choose(self.program.footprints[v], Some(i))?),
+                Some(v) => {
+                    Some(self.choose(self.program.footprints[v], Some(i), step.accumulator)?)
+                }
                 None => None,
             };
             let sources = step.sources.iter().map(|&v| self.locate(v)).collect();
@@ -210,13 +219,36 @@ impl<'a> Planner<'a> {
         Ok(placement.reg)
     }
 
+    /// Whether a push onto `hand` after re-pushing `rotated` (its oldest tiles, oldest first)
+    /// breaks the accumulator rule for `accumulator`, read where the rotation leaves it.
+    fn clashes(&self, accumulator: Option<usize>, hand: Hand, rotated: &[usize]) -> bool {
+        accumulator.is_some_and(|c| {
+            let now = self.locate(c);
+            let r = rotated.len() as u8;
+            let code = match rotated.iter().position(|&v| v == c) {
+                Some(t) => TileReg::of(hand, r - t as u8),
+                None if now.hand() == hand => TileReg::of(hand, now.number() + r),
+                None => Some(now),
+            };
+            code.is_some_and(|code| accumulator_clashes(code, hand))
+        })
+    }
+
     /// The hand the next push of `bytes` goes to, rotating one if no hand is free of live oldest
-    /// tiles.
-    fn choose(&mut self, bytes: u64, now: Option<usize>) -> Result<Hand, PlanError> {
+    /// tiles; never one that breaks the accumulator rule of a `_ACC` step.
+    fn choose(
+        &mut self,
+        bytes: u64,
+        now: Option<usize>,
+        accumulator: Option<usize>,
+    ) -> Result<Hand, PlanError> {
         let mut capacity_need = None;
         // 1 and 2: a full hand with a dead oldest tile, else the emptiest hand with room.
         let mut candidates: Vec<(u8, usize, Hand)> = Vec::new();
-        for hand in Hand::ALL {
+        for hand in Hand::ALL
+            .into_iter()
+            .filter(|&h| !self.clashes(accumulator, h, &[]))
+        {
             let rank = match self.oldest_of_full(hand) {
                 Some((_, v)) if !self.live_after(v, now) => 0,
                 Some(_) => continue,
@@ -243,22 +275,29 @@ impl<'a> Planner<'a> {
             return Err(PlanError::Capacity { step: now, need });
         }
         // 3. Every hand is full with a live oldest tile: rotate the hand that needs the fewest
-        // re-pushes until a dead tile is its oldest.
+        // re-pushes until a dead tile is its oldest (none that would copy a CUBE tile).
         let rotations = |hand: Hand| {
-            (1..=16u8)
+            let live: Vec<usize> = (1..=16u8)
                 .rev()
                 .map(|k| {
                     let slot = self.file.resolve(TileReg::of(hand, k).expect("1..=16"));
                     slot.map(|s| self.holds[&s])
                 })
                 .take_while(|v| v.is_some_and(|v| self.live_after(v, now)))
-                .count()
+                .flatten()
+                .collect();
+            let immovable = |v: usize| self.program.immovable.get(v).is_some_and(|&i| i);
+            let usable =
+                !live.iter().any(|&v| immovable(v)) && !self.clashes(accumulator, hand, &live);
+            usable.then_some(live.len())
         };
-        let (count, hand) = Hand::ALL
+        let Some((count, hand)) = Hand::ALL
             .into_iter()
-            .map(|h| (rotations(h), h))
+            .filter_map(|h| Some((rotations(h)?, h)))
             .min()
-            .expect("four hands");
+        else {
+            return Err(PlanError::TooManyLive { step: now });
+        };
         if count == 16 {
             return Err(PlanError::TooManyLive { step: now });
         }
@@ -293,9 +332,11 @@ mod tests {
                 .map(|i| Step {
                     sources: vec![i],
                     dest: Some(i + 1),
+                    accumulator: None,
                 })
                 .collect(),
             results: vec![n],
+            immovable: Vec::new(),
         }
     }
 
@@ -339,7 +380,11 @@ mod tests {
                     value,
                     source,
                     hand,
-                } => (vec![(*value, *source)], Some(*value), Some(*hand)),
+                } => {
+                    let immovable = prog.immovable.get(*value).is_some_and(|&i| i);
+                    assert!(!immovable, "{value} cannot be copied: {a:?}");
+                    (vec![(*value, *source)], Some(*value), Some(*hand))
+                }
                 Action::Step {
                     step,
                     sources,
@@ -349,6 +394,10 @@ mod tests {
                     next += 1;
                     let st = &prog.steps[*step];
                     assert_eq!(st.sources.len(), sources.len());
+                    if let (Some(c), Some(h)) = (st.accumulator, *hand) {
+                        let at = st.sources.iter().position(|&v| v == c).unwrap();
+                        assert!(!accumulator_clashes(sources[at], h), "{a:?}");
+                    }
                     (
                         st.sources
                             .iter()
@@ -387,13 +436,16 @@ mod tests {
                 Step {
                     sources: vec![0, 1],
                     dest: Some(2),
+                    accumulator: None,
                 },
                 Step {
                     sources: vec![2, 0],
                     dest: Some(3),
+                    accumulator: None,
                 },
             ],
             results: vec![3, 1],
+            immovable: Vec::new(),
         };
         replay(&prog, &plan(&prog).unwrap());
         let long = chain(300);
@@ -430,12 +482,17 @@ mod tests {
                     }
                 };
                 let k = 1 + rand(3);
-                let sources = (0..k).map(|_| pick(&mut rand)).collect();
+                let sources: Vec<usize> = (0..k).map(|_| pick(&mut rand)).collect();
+                // Some steps are `_ACC` matrix ops, whose first source is the accumulator.
+                let accumulator = (rand(4) == 0).then_some(sources[0]);
                 prog.steps.push(Step {
                     sources,
                     dest: Some(n),
+                    accumulator,
                 });
             }
+            // Some values are CUBE tiles, which no TMOV may copy.
+            prog.immovable = (0..args + steps).map(|_| rand(8) == 0).collect();
             prog.results = (0..1 + rand(4)).map(|_| rand(args + steps)).collect();
             if let Ok(p) = plan(&prog) {
                 replay(&prog, &p);
@@ -456,8 +513,10 @@ mod tests {
             steps: vec![Step {
                 sources: vec![0],
                 dest: Some(64),
+                accumulator: None,
             }],
             results: (0..65).collect(),
+            immovable: Vec::new(),
         };
         assert_eq!(plan(&prog), Err(PlanError::TooManyLive { step: Some(0) }));
         // With argument 0 dead after the step, its name is recycled.
@@ -476,18 +535,21 @@ mod tests {
             args: (0..n).collect(),
             steps: Vec::new(),
             results: Vec::new(),
+            immovable: Vec::new(),
         };
         for i in 0..10 {
             let src = if i == 0 { 0 } else { n + i - 1 };
             prog.steps.push(Step {
                 sources: vec![src],
                 dest: Some(n + i),
+                accumulator: None,
             });
         }
         // Every argument but 0 is read by a last step; argument 0 is dead after step 0.
         prog.steps.push(Step {
             sources: (1..n).collect(),
             dest: None,
+            accumulator: None,
         });
         let p = plan(&prog).unwrap();
         replay(&prog, &p);
@@ -511,12 +573,84 @@ mod tests {
             steps: vec![Step {
                 sources: vec![0, 1],
                 dest: Some(2),
+                accumulator: None,
             }],
             results: vec![2, 0],
+            immovable: Vec::new(),
         };
         assert!(matches!(
             plan(&prog),
             Err(PlanError::Capacity { step: Some(0), .. })
         ));
+    }
+
+    /// `_ACC`: C at T#1 cannot go with `->T`, so the result takes another hand.
+    #[test]
+    fn an_accumulator_at_t1_sends_the_result_elsewhere() {
+        let prog = Program {
+            footprints: vec![128; 4],
+            args: vec![2, 0, 1],
+            steps: vec![Step {
+                sources: vec![2, 0, 1],
+                dest: Some(3),
+                accumulator: Some(2),
+            }],
+            results: vec![3],
+            immovable: vec![true; 4],
+        };
+        let p = plan(&prog).unwrap();
+        // The arguments go to the emptiest hands in order, so C (pushed first) is T#1.
+        assert_eq!(p.arg_codes[0], code(Hand::T, 1));
+        replay(&prog, &p);
+        let Action::Step { hand, .. } = &p.actions[0] else {
+            panic!("{p:?}")
+        };
+        assert_ne!(*hand, Some(Hand::T));
+    }
+
+    /// A hand full of live tiles whose oldest is a CUBE tile is not rotated: another is.
+    #[test]
+    fn cube_tiles_are_never_re_pushed() {
+        // 64 arguments go round the hands: 0..4 are the oldest of T, U, M and N, 4..8 the next.
+        // 4..8 die at step 0, which pushes one more tile: one hand must re-push its oldest.
+        let n = 64;
+        let mut prog = Program {
+            footprints: vec![128; n + 1],
+            args: (0..n).collect(),
+            steps: vec![
+                Step {
+                    sources: vec![8],
+                    dest: Some(n),
+                    accumulator: None,
+                },
+                Step {
+                    sources: (0..4).chain(8..=n).collect(),
+                    dest: None,
+                    accumulator: None,
+                },
+            ],
+            results: Vec::new(),
+            immovable: Vec::new(),
+        };
+        let rotated = |prog: &Program| {
+            let p = plan(prog).unwrap();
+            replay(prog, &p);
+            let hands: Vec<Hand> = p
+                .actions
+                .iter()
+                .filter_map(|a| match a {
+                    Action::Move { hand, .. } => Some(*hand),
+                    Action::Step { .. } => None,
+                })
+                .collect();
+            hands
+        };
+        assert_eq!(rotated(&prog), [Hand::T]);
+        // 0, 1 and 2 are CUBE tiles: N rotates.
+        prog.immovable = (0..=n).map(|v| v < 3).collect();
+        assert_eq!(rotated(&prog), [Hand::N]);
+        // With every hand's oldest a CUBE tile, nothing can make room.
+        prog.immovable = (0..=n).map(|v| v < 4).collect();
+        assert_eq!(plan(&prog), Err(PlanError::TooManyLive { step: Some(0) }));
     }
 }

@@ -54,6 +54,11 @@ pub enum Rule {
     Storage,
     /// TCMP names its relation in `pto.cmode` (eq, ne, lt, gt, le, ge); no other op has one.
     CMode,
+    /// Matrix operands are in their CUBE layouts; every other op reads row-major tiles
+    /// (docs/isa.md §18.2).
+    Layout,
+    /// A matrix op's M, N and K agree across A, B, C, the bias and the result (docs/isa.md §18.4).
+    MatrixShape,
 }
 
 impl Rule {
@@ -81,6 +86,8 @@ impl Rule {
             Rule::CoreCapacity => "core-capacity",
             Rule::Storage => "storage",
             Rule::CMode => "cmode",
+            Rule::Layout => "layout",
+            Rule::MatrixShape => "matrix-shape",
         }
     }
 
@@ -107,6 +114,8 @@ impl Rule {
             | Rule::BroadcastShape
             | Rule::Storage
             | Rule::CMode
+            | Rule::Layout
+            | Rule::MatrixShape
             | Rule::NumericControl => FaultClass::TileLegality,
         }
     }

@@ -24,7 +24,9 @@ use ptoc_ir::{
 use ptoc_isa::dtype::EXPDIF_PAIRS;
 use ptoc_isa::geometry::MAX_DIM;
 use ptoc_isa::ops::{OperandRole, CMODE_ATTR};
-use ptoc_isa::{Axis, CmpMode, DataType, Engine, Geometry, OpKind, ResultKind, SizeCode, Storage};
+use ptoc_isa::{
+    Axis, CmpMode, DataType, Engine, Geometry, Layout, OpKind, ResultKind, SizeCode, Storage,
+};
 
 /// When verification runs, which decides how strict it is about what inference still changes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -246,6 +248,25 @@ pub fn tile_violations(ty: &TileType, stage: Stage) -> Vec<Violation> {
     let Some((rows, cols, valid_rows, valid_cols)) = ty.dims() else {
         return out;
     };
+    if ty.layout.is_cube() {
+        // Storage follows the valid shape (the type's parser made it so); the cells must fit a
+        // SizeCode (docs/isa.md §18.2).
+        let need = ty.layout.required_bytes(ty.dtype, valid_rows, valid_cols);
+        if need.and_then(SizeCode::holding).is_none() {
+            out.push(
+                Violation::new(
+                    Rule::SizeCode,
+                    format!(
+                        "needs {} of {} cells, which no SizeCode holds",
+                        crate::rules::bytes(need.unwrap_or(u32::MAX) as u64),
+                        ty.layout
+                    ),
+                )
+                .hint("split the matrix: at most 64 KiB per tile"),
+            );
+        }
+        return out;
+    }
     let pow2_cols = cols.max(valid_cols).checked_next_power_of_two();
     if !cols.is_power_of_two() {
         let mut v = Violation::new(
@@ -323,6 +344,124 @@ pub fn tile_violations(ty: &TileType, stage: Stage) -> Vec<Violation> {
     out
 }
 
+/// The matrix ops (docs/isa.md §18.4): A in cube_m16/cube_m32 with M ≤ 16/32, B in cube_n8 of the
+/// same numeric class, A's columns = B's rows = K; C (`_acc`) and the result valid M×N of the
+/// accumulator type in A's layout; the bias (`_bias`) a row-major 1×N of the accumulator type;
+/// TGEMV's M is 1.
+fn matmul_violations(func: &Function, op: &Op) -> Vec<Diagnostic> {
+    let info = op.info;
+    let mut errors = Vec::new();
+    let at = |role: OperandRole| roles(op).find(|(_, r, _)| *r == role);
+    let (Some(left), Some(right)) = (at(OperandRole::Left), at(OperandRole::Right)) else {
+        return errors;
+    };
+    let mut report = |operand: Option<(usize, OperandRole, ValueId)>, v: Violation| {
+        errors.push(match operand {
+            Some((i, role, id)) => defined_here(
+                func,
+                id,
+                v.at(op.loc.clone(), &operand_subject(func, op, i, role, id)),
+            ),
+            None => v.at(op.loc.clone(), &format!("{} result", op_prefix(op))),
+        });
+    };
+    let (a, b) = (*func.ty(left.2), *func.ty(right.2));
+    let res = *func.ty(op.result);
+    if !matches!(a.layout, Layout::CubeM16 | Layout::CubeM32) {
+        let v = Violation::new(Rule::Layout, format!("is a {} tile", a.layout))
+            .hint("load the left matrix with layout=cube_m16 (M ≤ 16) or layout=cube_m32");
+        report(Some(left), v);
+        return errors;
+    }
+    if b.layout != Layout::CubeN8 {
+        let v = Violation::new(Rule::Layout, format!("is a {} tile", b.layout))
+            .hint("load the right matrix with layout=cube_n8");
+        report(Some(right), v);
+        return errors;
+    }
+    if !info.accepts(a.dtype) {
+        let names: Vec<&str> = info.legal_types.iter().map(|t| t.name()).collect();
+        let v = Violation::new(Rule::DataType, format!("has DataType {}", a.dtype.name()))
+            .hint(format!("legal: {}", names.join(", ")));
+        report(Some(left), v);
+        return errors;
+    }
+    if !info.accepts(b.dtype) || !a.dtype.same_matrix_class(b.dtype) {
+        let v = Violation::new(
+            Rule::DataType,
+            format!(
+                "has DataType {}, not a matrix type of the left matrix's class ({})",
+                b.dtype.name(),
+                a.dtype.name()
+            ),
+        )
+        .hint("multiply floats by floats, signed by signed, unsigned by unsigned integers");
+        report(Some(right), v);
+        return errors;
+    }
+    let acc = a.dtype.matrix_accumulator();
+    let (Some((_, _, m, k)), Some((_, _, k2, n))) = (a.dims(), b.dims()) else {
+        return errors; // CUBE types always have known shapes
+    };
+    if k != k2 {
+        let v = Violation::new(
+            Rule::MatrixShape,
+            format!("has {k2} valid rows, but the left matrix has K = {k} columns"),
+        );
+        report(Some(right), v);
+    }
+    if matches!(info.kind, OpKind::Matmul { gemv: true, .. }) && m != 1 {
+        let v = Violation::new(Rule::MatrixShape, format!("has {m} valid rows")).hint(format!(
+            "{} multiplies a 1xK row; use pto.tmatmul",
+            info.mnemonic
+        ));
+        report(Some(left), v);
+    }
+    // The result, then C: valid M×N of the accumulator type in A's layout.
+    let wanted = |ty: &TileType| {
+        ty.layout == a.layout && ty.dtype == acc && ty.dims().is_some_and(|d| (d.2, d.3) == (m, n))
+    };
+    let want_text = format!("valid {m}x{n} of {} in {}", acc.name(), a.layout);
+    if !wanted(&res) || res.pad != ptoc_isa::PadValue::Null {
+        let why = if wanted(&res) {
+            "a product writes no pad".to_string()
+        } else {
+            format!("a product of {} is {want_text}", a.dtype.name())
+        };
+        let v = Violation::new(Rule::MatrixShape, format!("is {res}; {why}")).hint(format!(
+            "make it {}",
+            TileType::cube(m, n, acc, a.layout).map_or(want_text.clone(), |t| t.to_string())
+        ));
+        report(None, v);
+    }
+    if let Some(c) = at(OperandRole::Accumulator) {
+        let ty = *func.ty(c.2);
+        if !wanted(&ty) {
+            report(
+                Some(c),
+                Violation::new(
+                    Rule::MatrixShape,
+                    format!("is {ty}; it must be {want_text}"),
+                ),
+            );
+        }
+    }
+    if let Some(bias) = at(OperandRole::Bias) {
+        let ty = *func.ty(bias.2);
+        let ok = ty.layout == Layout::Norm
+            && ty.dtype == acc
+            && (ty.valid_rows, ty.valid_cols) == (1.into(), n.into());
+        if !ok {
+            let v = Violation::new(Rule::MatrixShape, format!("is {ty}")).hint(format!(
+                "the bias is a row-major valid 1x{n} tile of {}",
+                acc.name()
+            ));
+            report(Some(bias), v);
+        }
+    }
+    errors
+}
+
 /// The operands of `op` with their roles, from the catalogue's source list.
 fn roles(op: &Op) -> impl Iterator<Item = (usize, OperandRole, ValueId)> + '_ {
     op.info
@@ -353,12 +492,20 @@ fn operand_subject(
 pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> {
     let info = op.info;
     if info.engine == Engine::Cube {
-        let v = Violation::new(
-            Rule::DataType,
-            "is a matrix op; its operands live in CUBE layouts, which tile types cannot spell yet"
-                .to_string(),
-        );
-        return vec![v.at(op.loc.clone(), &op_prefix(op))];
+        return matmul_violations(func, op);
+    }
+    if let Some((i, role, v)) = roles(op).find(|(_, _, v)| func.ty(*v).layout.is_cube()) {
+        let ty = func.ty(v);
+        let viol = Violation::new(
+            Rule::Layout,
+            format!(
+                "is a {} tile; {} reads row-major tiles only",
+                ty.layout, info.mnemonic
+            ),
+        )
+        .hint("store the matrix result to memory and load it without a layout");
+        let subject = operand_subject(func, op, i, role, v);
+        return vec![defined_here(func, v, viol.at(op.loc.clone(), &subject))];
     }
     if op.operands.len() != info.sources.len() {
         let names: Vec<&str> = info.sources.iter().map(|r| r.name()).collect();

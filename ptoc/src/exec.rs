@@ -359,6 +359,9 @@ fn execute_with(
         };
         let valid = (meta.valid_rows, meta.valid_cols);
         let tile = match meta.storage {
+            Storage::Numeric if meta.layout.is_cube() => {
+                Tile::cube(meta.dtype, meta.layout, Some(meta.size_code), valid)
+            }
             Storage::Numeric => {
                 Tile::allocated(meta.dtype, meta.size_code, meta.cols, valid.0, valid.1)
             }

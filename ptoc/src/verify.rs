@@ -355,6 +355,9 @@ pub fn verify_kernel(
                     .dims()
                     .ok_or_else(|| refused("the source argument has a '?' dimension".into()))?;
                 match ty.storage {
+                    Storage::Numeric if ty.layout.is_cube() => {
+                        Tile::cube(ty.dtype, ty.layout, None, (vr, vc))
+                    }
                     Storage::Numeric => Tile::new(ty.dtype, rows, cols, vr, vc),
                     Storage::Predicate => Tile::predicate(rows, cols, vr, vc),
                 }

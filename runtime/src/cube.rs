@@ -141,7 +141,7 @@ impl Machine {
                 }
                 // `BundleMatrixAccumulatorDestinationIndicesDistinct`: C's encoded selector
                 // differs from the zero-extended DstTile field.
-                if reg.index() == hand.code() {
+                if ptoc_isa::cube::accumulator_clashes(reg, hand) {
                     return legality(format!(
                         "{name} accumulator code {} equals the destination's DstTile field {}",
                         reg.index(),

@@ -7,11 +7,12 @@
 
 use crate::kernels::{self, Job, View};
 use crate::machine::publish_padding;
+use crate::numerics::matmul::{MatrixArith, ProductShape};
 use crate::numerics::Flags;
 use crate::tile::Tile;
 use ptoc_ir::{Attr, Function, Location, Op, TileType};
-use ptoc_isa::ops::CMODE_ATTR;
-use ptoc_isa::{CmpMode, Geometry, NumericControl, OpInfo, OpKind, Storage};
+use ptoc_isa::ops::{OperandRole, CMODE_ATTR};
+use ptoc_isa::{CmpMode, Geometry, Layout, NumericControl, OpInfo, OpKind, PadValue, Storage};
 use std::collections::BTreeMap;
 
 /// Why the reference evaluator cannot evaluate a function on its arguments.
@@ -188,6 +189,91 @@ pub fn evaluate_with_scalar(
     evaluate_tile_op(info, control, None, tiles, Some(scalar_bits), result_ty)
 }
 
+/// A matrix op (docs/isa.md §18.3): the operands' roles, layouts, types and M/N/K, then the
+/// product under the profile's accumulation.
+fn evaluate_matmul(
+    info: &OpInfo,
+    gemv: bool,
+    operands: &[&Tile],
+    result_ty: &TileType,
+) -> Result<(Tile, Flags), String> {
+    let role = |r: OperandRole| {
+        info.sources
+            .iter()
+            .position(|x| *x == r)
+            .map(|i| operands[i])
+    };
+    let (Some(a), Some(b)) = (role(OperandRole::Left), role(OperandRole::Right)) else {
+        return Err("a matrix op needs its left and right matrices".into());
+    };
+    let arith = MatrixArith::of(a.dtype, b.dtype)
+        .ok_or_else(|| format!("cannot multiply {} by {}", a.dtype, b.dtype))?;
+    let acc = arith.accumulator();
+    let (m, k, n) = (a.valid_rows, a.valid_cols, b.valid_cols);
+    if !a.layout.holds_m(m) || b.layout != Layout::CubeN8 || b.valid_rows != k || (gemv && m != 1) {
+        return Err(format!("left {a} and right {b} do not form a product"));
+    }
+    for t in operands {
+        if !t.valid_region_defined() {
+            return Err(format!(
+                "operand {t} has undefined elements in its valid region"
+            ));
+        }
+    }
+    let init = match role(OperandRole::Accumulator) {
+        Some(c) if (c.layout, c.dtype, c.valid_rows, c.valid_cols) == (a.layout, acc, m, n) => {
+            Some(c.valid_bits())
+        }
+        Some(c) => {
+            return Err(format!(
+                "accumulator {c} is not valid {m}x{n} of {acc} in {}",
+                a.layout
+            ))
+        }
+        None => None,
+    };
+    let bias = match role(OperandRole::Bias) {
+        Some(t) if (t.layout, t.dtype, t.valid_rows, t.valid_cols) == (Layout::Norm, acc, 1, n) => {
+            Some(t.valid_bits())
+        }
+        Some(t) => return Err(format!("bias {t} is not a row-major valid 1x{n} of {acc}")),
+        None => None,
+    };
+    let shape = ProductShape {
+        m: m as usize,
+        n: n as usize,
+        k: k as usize,
+    };
+    let (values, flags) = arith.product(
+        shape,
+        &a.valid_bits(),
+        &b.valid_bits(),
+        init.as_deref(),
+        bias.as_deref(),
+    );
+    let want = (
+        result_ty.layout,
+        result_ty.dtype,
+        result_ty.dims().map(|d| (d.2, d.3)),
+    );
+    if want != (a.layout, acc, Some((m, n))) {
+        return Err(format!(
+            "result type {result_ty} is not valid {m}x{n} of {acc} in {}",
+            a.layout
+        ));
+    }
+    // A product defines only its valid region (`MarkLocalTileValidRegionDefined`).
+    if result_ty.pad != PadValue::Null {
+        return Err(format!(
+            "result type {result_ty} asks for a pad; a product writes none"
+        ));
+    }
+    let out = Tile::cube(acc, a.layout, None, (m, n))
+        .and_then(|t| t.with_valid_values(&values))
+        .map_err(|e| e.0)?;
+    Ok((out, flags))
+}
+
 /// One catalogue op on its operand tiles and, for a tile-scalar op, its scalar's raw bits.
 fn evaluate_tile_op(
     info: &OpInfo,
@@ -202,6 +288,14 @@ fn evaluate_tile_op(
             "takes {} operand(s), has {}",
             info.sources.len(),
             operands.len()
+        ));
+    }
+    if let OpKind::Matmul { gemv, .. } = info.kind {
+        return evaluate_matmul(info, gemv, operands, result_ty);
+    }
+    if let Some(t) = operands.iter().find(|t| t.layout.is_cube()) {
+        return Err(format!(
+            "operand {t} is a CUBE tile; the op reads row-major tiles"
         ));
     }
     let (rows, cols, vr, vc) = result_ty

@@ -309,9 +309,19 @@ impl Eval<'_> {
                     let start = base + row * self.memref_cols(op, 0)?;
                     values.extend_from_slice(&self.memory[buffer][start..start + vc as usize]);
                 }
-                let tile = Tile::new(ty.dtype, rows, cols, vr, vc)
-                    .and_then(|t| t.with_valid_values(&values))
-                    .map_err(|e| err(e.0))?;
+                let tile = if ty.layout.is_cube() {
+                    // A CUBE load pads with the type's pad (docs/isa.md §18.2).
+                    Tile::cube(ty.dtype, ty.layout, None, (vr, vc))
+                        .and_then(|t| t.with_valid_values(&values))
+                        .map(|mut t| {
+                            crate::machine::publish_padding(&mut t, ty.pad);
+                            t
+                        })
+                } else {
+                    Tile::new(ty.dtype, rows, cols, vr, vc)
+                        .and_then(|t| t.with_valid_values(&values))
+                }
+                .map_err(|e| err(e.0))?;
                 self.set(r, Val::Tile(tile));
             }
             GmOpKind::Store => {

@@ -2,20 +2,12 @@
 #![allow(dead_code)]
 
 use ptoc_ir::{Attr, Function, Location, TileType, ValueId};
-use ptoc_isa::{ops, DataType, Hand, SizeCode, TileReg};
+use ptoc_isa::{ops, DataType, Hand, TileReg};
 use std::collections::{BTreeMap, HashSet};
 
 /// The allocation attributes for a tile of type `ty` in `reg`, with the smallest SizeCode.
 pub fn alloc_attrs(reg: TileReg, ty: &TileType) -> BTreeMap<String, Attr> {
-    let (rows, cols, _, _) = ty.dims().expect("static type");
-    let bits = ty.dtype.bits();
-    let (size, derived) = if ty.is_predicate() {
-        // A predicate keeps its rows; its SizeCode holds the packed bits.
-        (SizeCode::for_predicate(rows, cols).expect("bits fit"), rows)
-    } else {
-        let size = SizeCode::smallest_for(rows, cols, bits).expect("shape fits a SizeCode");
-        (size, size.derived_rows(cols, bits).expect("rows derive"))
-    };
+    let (size, derived) = ty.smallest_size(0).expect("shape fits a SizeCode");
     BTreeMap::from([
         ("pto.dst".to_string(), Attr::Str(reg.to_string())),
         ("pto.tsize".to_string(), Attr::Int(size.code() as i64)),
