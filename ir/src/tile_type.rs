@@ -579,7 +579,11 @@ mod tests {
                 27,
                 "cube_m16 cannot hold a 17x4",
             ),
-            ("!pto.tile<4x4xf64, layout=cube_n8>", 26, "f64 has no CUBE layout"),
+            (
+                "!pto.tile<4x4xf64, layout=cube_n8>",
+                26,
+                "f64 has no CUBE layout",
+            ),
             (
                 "!pto.tile<4x4xf32, valid=2x2, layout=cube_m16>",
                 19,

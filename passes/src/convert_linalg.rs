@@ -28,6 +28,7 @@
 //! [`Lower::reduce`].
 
 mod collapse;
+mod contraction;
 
 use crate::{Options, Pass, PassContext};
 use ptoc_ir::gm_build::GmBuilder;
@@ -191,6 +192,9 @@ pub fn convert(
     program: &Program,
     options: &Options,
 ) -> Result<(GmKernel, Vec<Diagnostic>), Vec<Diagnostic>> {
+    if let Some(kernel) = contraction::convert(program, options) {
+        return kernel.map(|k| (k, Vec::new())).map_err(|d| vec![d]);
+    }
     let program = collapse::collapse_batch_dims(program).map_err(|d| vec![d])?;
     let program = program.as_ref();
     let analysis = analyse(program).map_err(|d| vec![d])?;

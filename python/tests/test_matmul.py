@@ -5,6 +5,8 @@ widened to the accumulator type, then for each k in order the product rounded to
 rounded, from +0 (numpy's own float32 `*` and `+`; integers wrap in int32). np.matmul, whose
 summation order is BLAS's, only has to agree to rounding."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -163,3 +165,58 @@ def test_the_sum_starts_at_positive_zero():
     )
     got = ptoc.run(source, {"a": a, "b": b})["r0"]
     assert got.view(np.uint32).tolist() == [[0] * 8]
+
+
+# linalg.matmul and linalg.batch_matmul (test/linalg/matmul.mlir), through convert-linalg-to-pto.
+with open(os.path.join(os.path.dirname(__file__), "..", "..", "test", "linalg", "matmul.mlir")) as f:
+    LINALG = f.read()
+
+
+def run_linalg(function, inputs):
+    return ptoc.run(LINALG, inputs, function=function, filename="matmul.mlir")["r0"]
+
+
+def test_linalg_matmul_f32_is_linalgs_in_order_sum():
+    a = RNG.standard_normal((64, 96)).astype(np.float32)
+    b = RNG.standard_normal((96, 80)).astype(np.float32)
+    got = run_linalg("mm_f32", {"a": a, "b": b}).reshape(64, 80)
+    assert np.array_equal(got.view(np.uint32), matmul_in_order(a, b, np.float32).view(np.uint32))
+    np.testing.assert_allclose(got, a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_linalg_matmul_f16_ragged_blocks():
+    # 37x300 by 300x45: tails in M, N and K.
+    a = RNG.standard_normal((37, 300)).astype(np.float16)
+    b = RNG.standard_normal((300, 45)).astype(np.float16)
+    got = run_linalg("mm_f16_ragged", {"a": a, "b": b}).reshape(37, 45)
+    want = matmul_in_order(a, b, np.float32)
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_linalg_matmul_bf16_onto_an_init():
+    as_f32 = lambda bits: (bits.astype(np.uint32) << 16).view(np.float32)  # noqa: E731
+    a_bits = _bf16_bits(RNG.standard_normal((16, 64)))
+    b_bits = _bf16_bits(RNG.standard_normal((64, 32)))
+    c = RNG.standard_normal((16, 32)).astype(np.float32)
+    got = run_linalg("mm_bf16_init", {"a": a_bits, "b": b_bits, "c": c}).reshape(16, 32)
+    a, b = as_f32(a_bits), as_f32(b_bits)
+    want = c.copy()
+    for k in range(64):
+        want = want + np.outer(a[:, k], b[k, :])
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_linalg_matmul_i8_accumulates_in_i32():
+    a = RNG.integers(-128, 128, (32, 128)).astype(np.int8)
+    b = RNG.integers(-128, 128, (128, 64)).astype(np.int8)
+    got = run_linalg("mm_i8", {"a": a, "b": b}).reshape(32, 64)
+    assert np.array_equal(got, a.astype(np.int32) @ b.astype(np.int32))
+
+
+def test_linalg_batch_matmul_multiplies_each_batch():
+    a = RNG.standard_normal((3, 20, 48)).astype(np.float32)
+    b = RNG.standard_normal((3, 48, 24)).astype(np.float32)
+    got = run_linalg("bmm", {"a": a, "b": b}).reshape(3, 20, 24)
+    for i in range(3):
+        want = matmul_in_order(a[i], b[i], np.float32)
+        assert np.array_equal(got[i].view(np.uint32), want.view(np.uint32))

@@ -132,12 +132,22 @@ func.func @no_elements(%x: tensor<0x4xf32>) -> tensor<0x4xf32> {
 
 // -----
 
-func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) -> tensor<4x4xf32> {
+// A matmul compiles (test/linalg/matmul.mlir); a contraction of three inputs does not.
+#ak = affine_map<(d0, d1, d2) -> (d0, d2)>
+#kb = affine_map<(d0, d1, d2) -> (d2, d1)>
+#ab = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @scaled_contraction(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %s: tensor<4x8xf32>) -> tensor<4x4xf32> {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<4x4xf32>
   %f = linalg.fill ins(%z : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
-  // expected-error@+1 {{a contraction such as a matmul (an operand reads the reduced loop d2 with only some of the others); ptoc lowers elementwise ops and folds along one dimension, and its tile ops include no matrix multiply}}
-  %c = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x4xf32>) outs(%f : tensor<4x4xf32>) -> tensor<4x4xf32>
+  // expected-error@+1 {{a contraction other than a matmul (an operand reads the reduced loop d2 with only some of the others); ptoc maps linalg.matmul and linalg.batch_matmul, two inputs and one output, onto the matrix unit, and otherwise lowers elementwise ops and folds along one dimension}}
+  %c = linalg.generic {indexing_maps = [#ak, #kb, #ak, #ab], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b, %s : tensor<4x8xf32>, tensor<8x4xf32>, tensor<4x8xf32>) outs(%f : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %w: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %q = arith.mulf %p, %w : f32
+    %r = arith.addf %o, %q : f32
+    linalg.yield %r : f32
+  } -> tensor<4x4xf32>
   return %c : tensor<4x4xf32>
 }
 

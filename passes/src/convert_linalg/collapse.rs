@@ -135,9 +135,10 @@ fn collapse_generic(g: &mut Generic, rank: usize) -> Result<(), String> {
     });
     if loops == rank && contraction && g.iterators[rank - 1] == IteratorKind::Reduction {
         return Err(format!(
-            "a contraction such as a matmul (an operand reads the reduced loop d{} with only \
-             some of the others); ptoc lowers elementwise ops and folds along one dimension, and \
-             its tile ops include no matrix multiply",
+            "a contraction other than a matmul (an operand reads the reduced loop d{} with only \
+             some of the others); ptoc maps linalg.matmul and linalg.batch_matmul, two inputs \
+             and one output, onto the matrix unit, and otherwise lowers elementwise ops and \
+             folds along one dimension",
             rank - 1
         ));
     }

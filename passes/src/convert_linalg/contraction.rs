@@ -1,0 +1,512 @@
+//! Contractions: a program whose result is one `linalg.matmul` (as normalisation generalises it:
+//! loops `[parallel, parallel, reduction]`, maps `(d0, d2)`, `(d2, d1)`, `(d0, d1)`) becomes a GM
+//! kernel of CUBE tiles (docs/isa.md §18): for each block of D's rows and columns, A's and B's
+//! blocks are loaded into `cube_m16`/`cube_m32` and `cube_n8`, the first K block is multiplied
+//! with `pto.tmatmul` (from +0, linalg's zero fill) or `pto.tmatmul_acc` onto the init loaded
+//! from memory, the other K blocks accumulate in a loop that carries D, and D is stored.
+//!
+//! **Exactness.** The body must be the matmul's: each input widened exactly to the accumulator
+//! type (`arith.extf`, `arith.extsi`; none for f32), multiplied, and added onto the output's
+//! element (`arith.addf %out, %prod`, `arith.addi`). That is the matrix unit's accumulation
+//! (docs/isa.md §9 decision 51): for each element, k in order from the init, the product and the
+//! sum each rounded once, so the kernel computes linalg's result bit for bit. A body that
+//! accumulates in another type (an f16 output), or in another order, is refused at the op.
+
+use super::{error, fits, stretches, walk, Stretch};
+use crate::Options;
+use ptoc_ir::gm_build::GmBuilder;
+use ptoc_ir::linalg::{BodyValue, Elem, Generic, IteratorKind, LOpKind, LType, MapExpr, Program};
+use ptoc_ir::{ArithOp, Attr, Diagnostic, GmKernel, Location, MemRefType, TileType, ValueId};
+use ptoc_isa::dtype::MATRIX_INPUTS;
+use ptoc_isa::ops::by_mnemonic;
+use ptoc_isa::{DataType, Layout, TypeClass};
+
+use super::LINALG_PE_MASK;
+
+/// The rows a left-matrix block can have: `cube_m32`'s (docs/isa.md §18.2).
+const MAX_BLOCK_ROWS: u32 = 32;
+
+/// Where D starts before the first product is added.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Init {
+    /// A fill of +0: the matrix unit's own start (TMATMUL).
+    Zero,
+    /// A tensor argument of the program, loaded and accumulated onto (TMATMUL_ACC).
+    Tensor(ValueId),
+}
+
+/// A recognised matmul: `D[m][n] = init[m][n] + Σ_k A[m][k]·B[k][n]`.
+struct Matmul {
+    a: ValueId,
+    b: ValueId,
+    init: Init,
+    /// How many products (linalg.batch_matmul's first loop; 1 for linalg.matmul). Each operand's
+    /// batches are stacked row-major in its memref: A is (batch·M)×K, B (batch·K)×N.
+    batch: u32,
+    /// M, N, K of each product.
+    shape: (u32, u32, u32),
+    /// A's and B's element type, and the accumulator's.
+    input: DataType,
+    acc: DataType,
+    loc: Location,
+}
+
+/// The kernel for `program` when its result is a contraction; `None` when it has none (the grid
+/// converter takes it).
+pub(super) fn convert(
+    program: &Program,
+    options: &Options,
+) -> Option<Result<GmKernel, Diagnostic>> {
+    let index = program.ops.iter().position(|op| match &op.kind {
+        LOpKind::Generic(g) => is_contraction(g),
+        _ => false,
+    })?;
+    Some(recognise(program, index).and_then(|mm| emit_fitting(program, &mm, options)))
+}
+
+/// A generic with more loops than its output has dimensions, that reduces over one of them
+/// while reading two tensors through it: a matrix product of some form.
+fn is_contraction(g: &Generic) -> bool {
+    let reduces = g.iterators.contains(&IteratorKind::Reduction);
+    reduces && g.iterators.len() >= 3 && g.inputs.len() == 2 && g.outputs.len() == 1
+}
+
+fn dims(map: &[MapExpr]) -> Option<Vec<u8>> {
+    map.iter()
+        .map(|e| match e {
+            MapExpr::Dim(d) => Some(*d),
+            _ => None,
+        })
+        .collect()
+}
+
+fn recognise(program: &Program, index: usize) -> Result<Matmul, Diagnostic> {
+    let op = &program.ops[index];
+    let loc = &op.loc;
+    let LOpKind::Generic(g) = &op.kind else {
+        unreachable!("a contraction is a generic")
+    };
+    use IteratorKind::{Parallel as P, Reduction as R};
+    let maps: Vec<Option<Vec<u8>>> = g.maps.iter().map(|m| dims(m)).collect();
+    let matmul = [Some(vec![0, 2]), Some(vec![2, 1]), Some(vec![0, 1])];
+    let batch_matmul = [
+        Some(vec![0, 1, 3]),
+        Some(vec![0, 3, 2]),
+        Some(vec![0, 1, 2]),
+    ];
+    let transpose_b = [Some(vec![0, 2]), Some(vec![1, 2]), Some(vec![0, 1])];
+    let batch_transpose_b = [
+        Some(vec![0, 1, 3]),
+        Some(vec![0, 2, 3]),
+        Some(vec![0, 1, 2]),
+    ];
+    let batched = g.iterators == [P, P, P, R] && maps == batch_matmul;
+    if !batched && (g.iterators != [P, P, R] || maps != matmul) {
+        let transposed = (g.iterators == [P, P, R] && maps == transpose_b)
+            || (g.iterators == [P, P, P, R] && maps == batch_transpose_b);
+        let why = if transposed {
+            "B is read transposed (N×K, as linalg.matmul_transpose_b does); the CUBE loads take \
+             B as K×N rows, so pass B as K×N and use linalg.matmul"
+                .to_string()
+        } else {
+            format!(
+                "ptoc maps a contraction onto the matrix unit when it is linalg.matmul's (loops \
+                 [parallel, parallel, reduction], maps (d0, d2), (d2, d1) -> (d0, d1)) or \
+                 linalg.batch_matmul's (a parallel batch loop first); this one has {} loops and \
+                 maps {}",
+                g.iterators.len(),
+                g.maps
+                    .iter()
+                    .map(|m| format!("{m:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        return Err(error(loc, format!("cannot map this contraction: {why}")));
+    }
+    let rank = if batched { 3 } else { 2 };
+    // (batch, rows, columns, element) of an operand.
+    let tensor = |v: ValueId| match program.ty(v) {
+        LType::Tensor(t) if t.shape.len() == rank => {
+            let s = &t.shape[t.shape.len() - 2..];
+            Ok((
+                t.shape[..rank - 2].iter().product::<u32>(),
+                s[0],
+                s[1],
+                t.elem,
+            ))
+        }
+        other => Err(error(
+            loc,
+            format!(
+                "contraction operand %{} is {other}; this contraction multiplies rank-{rank} \
+                 tensors",
+                program.display_name(v)
+            ),
+        )),
+    };
+    let (a, b, c) = (g.inputs[0], g.inputs[1], g.outputs[0]);
+    let ((batch, m, k, ea), (_, _, n, eb), (_, _, _, ec)) = (tensor(a)?, tensor(b)?, tensor(c)?);
+    let (input, acc) = accumulation(g, (ea, eb, ec), loc)?;
+    let init = match splat_bits(program, c) {
+        Some(0) => Init::Zero,
+        Some(bits) => {
+            return Err(error(
+                loc,
+                format!(
+                    "the accumulator starts from the fill 0x{bits:x}; the matrix unit starts a \
+                     sum from +0 or from a tensor in memory: fill with +0, or pass the init as \
+                     an argument"
+                ),
+            ))
+        }
+        None if program.args.contains(&c) => Init::Tensor(c),
+        None => {
+            return Err(error(
+                loc,
+                format!(
+                    "the accumulator %{} is neither a fill of +0 nor an argument of the program",
+                    program.display_name(c)
+                ),
+            ))
+        }
+    };
+    // The rest of the program may only make the init: constants, empties and fills.
+    for (i, other) in program.ops.iter().enumerate() {
+        let makes_init = match &other.kind {
+            LOpKind::Constant(_) | LOpKind::Empty => true,
+            LOpKind::Generic(_) => other
+                .results
+                .iter()
+                .all(|&r| splat_bits(program, r).is_some()),
+            LOpKind::Reshape => false,
+        };
+        if i != index && !makes_init {
+            return Err(error(
+                &other.loc,
+                "ptoc compiles a contraction as a program of its own (the matmul and the fill \
+                 of its accumulator); move this op to another function",
+            ));
+        }
+    }
+    if program.results != [op.results[0]] {
+        return Err(error(
+            loc,
+            "a program with a contraction returns exactly the contraction's result",
+        ));
+    }
+    Ok(Matmul {
+        a,
+        b,
+        init,
+        batch,
+        shape: (m, n, k),
+        input,
+        acc,
+        loc: loc.clone(),
+    })
+}
+
+/// The input and accumulator types when the body is the matrix unit's accumulation: each input
+/// widened exactly (or not at all) to the accumulator type, multiplied, added onto the output.
+fn accumulation(
+    g: &Generic,
+    (ea, eb, ec): (Elem, Elem, Elem),
+    loc: &Location,
+) -> Result<(DataType, DataType), Diagnostic> {
+    use ptoc_ir::linalg::ScalarOp as S;
+    let refuse = |why: String| {
+        Err(error(
+            loc,
+            format!("cannot map this contraction onto the matrix unit: {why}"),
+        ))
+    };
+    let (Some(input), Some(input_b), Some(acc)) = (ea.data(), eb.data(), ec.data()) else {
+        return refuse(format!("its element types are {ea}, {eb} and {ec}"));
+    };
+    if input != input_b || !MATRIX_INPUTS.contains(&input) {
+        return refuse(format!(
+            "A is {ea} and B {eb}; the matrix unit multiplies two tensors of one of {}",
+            MATRIX_INPUTS
+                .iter()
+                .filter_map(|t| t.mlir_name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let want = input.matrix_accumulator();
+    if acc != want {
+        return refuse(format!(
+            "the output is {ec}; the matrix unit accumulates {ea} products in {} (make the \
+             output {} and narrow the result afterwards)",
+            want.mlir_name().unwrap_or("its accumulator type"),
+            want.mlir_name().unwrap_or("that type")
+        ));
+    }
+    let float = input.class() == TypeClass::Float;
+    let (widen, mul, add) = match (float, input.class()) {
+        (true, _) => (S::ExtF, S::MulF, S::AddF),
+        (false, TypeClass::Signed) => (S::ExtSI, S::MulI, S::AddI),
+        (false, _) => (S::ExtUI, S::MulI, S::AddI),
+    };
+    // Follow the body from its yield: add(out, mul(x, y)), x and y the (widened) inputs.
+    let ops = &g.body.ops;
+    let op_at = |v: BodyValue| match v {
+        BodyValue::Op(i) => ops.get(i),
+        _ => None,
+    };
+    let input_of = |v: BodyValue| -> Option<usize> {
+        match v {
+            BodyValue::Arg(i) if i < 2 && input == acc => Some(i),
+            BodyValue::Op(_) if input != acc => {
+                let o = op_at(v)?;
+                match (o.op == widen, o.operands.as_slice()) {
+                    (true, [BodyValue::Arg(i)]) if *i < 2 => Some(*i),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    };
+    let matches = g.body.yields.len() == 1
+        && op_at(g.body.yields[0]).is_some_and(|sum| {
+            sum.op == add
+                && sum.operands.len() == 2
+                && sum.operands[0] == BodyValue::Arg(2)
+                && op_at(sum.operands[1]).is_some_and(|prod| {
+                    prod.op == mul
+                        && prod.operands.len() == 2
+                        && input_of(prod.operands[0]) == Some(0)
+                        && input_of(prod.operands[1]) == Some(1)
+                })
+        });
+    if !matches {
+        let widened = if input == acc {
+            String::new()
+        } else {
+            format!("{} of each input to {ec}, ", widen.mlir_name())
+        };
+        return refuse(format!(
+            "its body is not a matmul's ({widened}{} of A's by B's, {} onto the output's \
+             element, in that operand order), which the matrix unit computes bit for bit",
+            mul.mlir_name(),
+            add.mlir_name()
+        ));
+    }
+    Ok((input, acc))
+}
+
+/// The bits every element of `v` holds, when `v` is a splat constant or a fill of one.
+fn splat_bits(program: &Program, v: ValueId) -> Option<u64> {
+    let op = program.defining_op(v)?;
+    match &op.kind {
+        LOpKind::Constant(bits) => Some(*bits),
+        LOpKind::Generic(g) => {
+            let k = op.results.iter().position(|&r| r == v)?;
+            match *g.body.yields.get(k)? {
+                BodyValue::Arg(i) => splat_bits(program, *g.inputs.get(i)?),
+                BodyValue::Outer(c) => splat_bits(program, c),
+                BodyValue::Op(i) => match g.body.ops.get(i)?.op {
+                    ptoc_ir::linalg::ScalarOp::Constant(bits) => Some(bits),
+                    _ => None,
+                },
+            }
+        }
+        LOpKind::Empty | LOpKind::Reshape => None,
+    }
+}
+
+/// Block sizes to try, best first: D's columns as wide as possible (A is reloaded once per
+/// column block), then K's blocks as deep as possible (fewer bundles).
+fn candidate_blocks(n: u32, k: u32) -> Vec<(u32, u32)> {
+    let widths = [256, 128, 64, 32, 16, 8];
+    let depths = [256, 128, 64, 32, 16, 8];
+    let clamp = |x: u32, limit: u32| x.min(limit);
+    let mut out = Vec::new();
+    for &nb in &widths {
+        for &kb in &depths {
+            let pair = (clamp(nb, n), clamp(kb, k));
+            if !out.contains(&pair) {
+                out.push(pair);
+            }
+        }
+    }
+    out
+}
+
+/// The kernel for the first block sizes whose tiles the allocator fits.
+fn emit_fitting(program: &Program, mm: &Matmul, options: &Options) -> Result<GmKernel, Diagnostic> {
+    let (m, n, k) = mm.shape;
+    let mb = m.min(MAX_BLOCK_ROWS);
+    let mut last = None;
+    for (nb, kb) in candidate_blocks(n, k) {
+        let Some(kernel) = emit(program, mm, (mb, nb, kb)) else {
+            continue;
+        };
+        match fits(&kernel, options) {
+            Ok(()) => return Ok(kernel),
+            Err(e) => last = e.into_iter().next(),
+        }
+    }
+    let why = last.map_or(String::new(), |e| format!(": {}", e.message));
+    Err(error(
+        &mm.loc,
+        format!("no blocking of this {m}x{k} by {k}x{n} product fits the tile file{why}"),
+    ))
+}
+
+/// The kernel for blocks of `mb` rows, `nb` columns and `kb` of K; `None` when a block's tile
+/// is too large for any SizeCode.
+fn emit(program: &Program, mm: &Matmul, (mb, nb, kb): (u32, u32, u32)) -> Option<GmKernel> {
+    let (m, n, k) = mm.shape;
+    let mut b = GmBuilder::at_source(&program.name, program.loc.clone());
+    // A tensor's memref: its leading dimensions merged into rows (the same bytes).
+    let memref = |v: ValueId| match program.ty(v) {
+        LType::Tensor(t) if t.shape.len() >= 2 => {
+            let (lead, last) = t.shape.split_at(t.shape.len() - 1);
+            Some((lead.iter().product(), last[0]))
+        }
+        _ => None,
+    };
+    let mut args = Vec::new();
+    for &arg in &program.args {
+        let name = program.display_name(arg);
+        let (rows, cols) = memref(arg)?;
+        let dtype = if arg == mm.a || arg == mm.b {
+            mm.input
+        } else {
+            mm.acc
+        };
+        args.push((arg, b.memref_of(&name, MemRefType { rows, cols, dtype })));
+    }
+    let kernel_arg = |v: ValueId| args.iter().find(|(a, _)| *a == v).map(|&(_, k)| k);
+    let (a_mem, b_mem) = (kernel_arg(mm.a)?, kernel_arg(mm.b)?);
+    let init_mem = match mm.init {
+        Init::Zero => None,
+        Init::Tensor(c) => Some(kernel_arg(c)?),
+    };
+    let out = b.memref_of(
+        "r0",
+        MemRefType {
+            rows: mm.batch * m,
+            cols: n,
+            dtype: mm.acc,
+        },
+    );
+    // Every tile type the kernel uses, checked once: a block too large for the ISA is refused.
+    let layout = |rows: u32| {
+        if rows <= 16 {
+            Layout::CubeM16
+        } else {
+            Layout::CubeM32
+        }
+    };
+    for (rows, cols, kk) in [(mb, nb, kb), (m % mb, n % nb, k % kb)] {
+        let (rows, cols, kk) = (rows.max(1), cols.max(1), kk.max(1));
+        for ty in [
+            TileType::cube(rows, kk, mm.input, layout(rows)),
+            TileType::cube(kk, cols, mm.input, Layout::CubeN8),
+            TileType::cube(rows, cols, mm.acc, layout(rows)),
+        ] {
+            ty?.smallest_size(0)?;
+        }
+    }
+    let matmul = by_mnemonic("TMATMUL").expect("a catalogue row");
+    let matmul_acc = by_mnemonic("TMATMUL_ACC").expect("a catalogue row");
+    let op = |b: &mut GmBuilder, info, operands: &[ValueId], ty| {
+        b.tile_op(info, operands, ty, Default::default(), Default::default())
+    };
+    let c0 = b.index(0);
+    // The K blocks after the first one, whose depth is `k_first`.
+    let k_first = kb.min(k);
+    let k_rest: Vec<Stretch> = stretches(k - k_first, kb)
+        .into_iter()
+        .map(|s| Stretch {
+            start: s.start + k_first,
+            ..s
+        })
+        .collect();
+    // Per stretch of D's rows and columns: its bounds, D's type, the first K block's A and B
+    // types, and the later K stretches' bounds and types; all made before the loops.
+    let mut blocks = Vec::new();
+    for rows in stretches(m, mb) {
+        for cols in stretches(n, nb) {
+            let (r, c) = (rows.extent, cols.extent);
+            let lay = layout(r);
+            let a_ty = |kk| TileType::cube(r, kk, mm.input, lay);
+            let b_ty = |kk| TileType::cube(kk, c, mm.input, Layout::CubeN8);
+            let mut later = Vec::new();
+            for &s in &k_rest {
+                later.push((
+                    super::bounds(&mut b, s, c0),
+                    a_ty(s.extent)?,
+                    b_ty(s.extent)?,
+                ));
+            }
+            blocks.push((
+                super::bounds(&mut b, rows, c0),
+                super::bounds(&mut b, cols, c0),
+                TileType::cube(r, c, mm.acc, lay)?,
+                (a_ty(k_first)?, b_ty(k_first)?),
+                later,
+            ));
+        }
+    }
+    // A batch's first row in A (and C and D) is batch·M, in B batch·K.
+    let batched = mm.batch > 1;
+    let (cm, ck) = match batched {
+        true => (Some(b.index(i64::from(m))), Some(b.index(i64::from(k)))),
+        false => (None, None),
+    };
+    let batches = Stretch {
+        start: 0,
+        count: mm.batch,
+        extent: 1,
+    };
+    let batch_bounds = super::bounds(&mut b, batches, c0);
+    let offset = |b: &mut GmBuilder, batch: ValueId, rows: Option<ValueId>, x: ValueId| match rows {
+        Some(rows) => {
+            let base = b.arith(ArithOp::MulI, batch, rows);
+            b.arith(ArithOp::AddI, base, x)
+        }
+        None => x,
+    };
+    walk(&mut b, batch_bounds, &[], |b, batch, _| {
+        for (row_bounds, col_bounds, d_ty, (a_first, b_first), later) in &blocks {
+            let d_ty = *d_ty;
+            walk(b, *row_bounds, &[], |b, i, _| {
+                walk(b, *col_bounds, &[], |b, j, _| {
+                    let row = offset(b, batch, cm, i);
+                    let a0 = b.load_as(a_mem, row, c0, *a_first);
+                    let k0 = offset(b, batch, ck, c0);
+                    let b0 = b.load_as(b_mem, k0, j, *b_first);
+                    let mut d = match init_mem {
+                        None => op(b, matmul, &[a0, b0], d_ty),
+                        Some(init) => {
+                            let c = b.load_as(init, row, j, d_ty);
+                            op(b, matmul_acc, &[c, a0, b0], d_ty)
+                        }
+                    };
+                    for &(bounds, a_t, b_t) in later {
+                        d = walk(b, bounds, &[d], |b, kk, carried| {
+                            let ak = b.load_as(a_mem, row, kk, a_t);
+                            let k_row = offset(b, batch, ck, kk);
+                            let bk = b.load_as(b_mem, k_row, j, b_t);
+                            vec![op(b, matmul_acc, &[carried[0], ak, bk], d_ty)]
+                        })[0];
+                    }
+                    b.store(d, out, row, j);
+                    vec![]
+                })
+            });
+        }
+        vec![]
+    });
+    b.at(program.loc.clone());
+    let mut kernel = b.finish();
+    kernel.attrs.insert(
+        ptoc_ir::alloc_attrs::PE_MASK.to_string(),
+        Attr::Str(LINALG_PE_MASK.to_string()),
+    );
+    Some(kernel)
+}
