@@ -97,6 +97,11 @@ impl GmBuilder {
         self.kernel.add_arg(Some(name.to_string()), Type::MemRef(m))
     }
 
+    /// An argument of any type (a memref or a scalar).
+    pub fn arg(&mut self, name: &str, ty: Type) -> ValueId {
+        self.kernel.add_arg(Some(name.to_string()), ty)
+    }
+
     /// A scalar argument.
     pub fn scalar(&mut self, name: &str, ty: ScalarType) -> ValueId {
         self.kernel

@@ -193,7 +193,7 @@ pub fn convert(
     options: &Options,
 ) -> Result<(GmKernel, Vec<Diagnostic>), Vec<Diagnostic>> {
     if let Some(kernel) = contraction::convert(program, options) {
-        return kernel.map(|k| (k, Vec::new())).map_err(|d| vec![d]);
+        return kernel;
     }
     let program = collapse::collapse_batch_dims(program).map_err(|d| vec![d])?;
     let program = program.as_ref();

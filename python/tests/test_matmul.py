@@ -220,3 +220,34 @@ def test_linalg_batch_matmul_multiplies_each_batch():
     for i in range(3):
         want = matmul_in_order(a[i], b[i], np.float32)
         assert np.array_equal(got[i].view(np.uint32), want.view(np.uint32))
+
+
+with open(os.path.join(os.path.dirname(__file__), "..", "..", "test", "linalg",
+                       "matmul-epilogue.mlir")) as f:
+    EPILOGUE = f.read()
+
+
+def test_linear_layer_bias_then_relu():
+    x = RNG.standard_normal((48, 64)).astype(np.float32)
+    w = RNG.standard_normal((64, 40)).astype(np.float32)
+    bias = RNG.standard_normal(40).astype(np.float32)
+    x[3, 5] = np.nan  # arith.maximumf propagates it through the ReLU
+    got = ptoc.run(EPILOGUE, {"x": x, "w": w, "bias": bias}, function="linear_relu")["r0"]
+    with np.errstate(invalid="ignore"):
+        want = np.maximum(matmul_in_order(x, w, np.float32) + bias, np.float32(0))
+    got = got.reshape(48, 40)
+    assert np.array_equal(np.isnan(got), np.isnan(want)) and np.isnan(want).any()
+    finite = ~np.isnan(want)
+    assert np.array_equal(got[finite].view(np.uint32), want[finite].view(np.uint32))
+
+
+def test_attention_scores_softmax():
+    # softmax(Q·Kᵀ / 8) by rows, K passed as Kᵀ: scale (exact, a power of two), max, exp in
+    # binary64 rounded once (docs/isa.md §9 decision 6), sequential sum from +0, divide.
+    q = RNG.standard_normal((128, 64)).astype(np.float32)
+    kt = RNG.standard_normal((64, 128)).astype(np.float32)
+    got = ptoc.run(EPILOGUE, {"q": q, "kt": kt}, function="scores_softmax")["r0"].reshape(128, 128)
+    s = matmul_in_order(q, kt, np.float32) * np.float32(0.125)
+    e = np.exp((s - s.max(axis=1, keepdims=True)).astype(np.float64)).astype(np.float32)
+    total = np.add.accumulate(e, axis=1, dtype=np.float32)[:, -1:]
+    assert np.array_equal(got.view(np.uint32), (e / total).view(np.uint32))

@@ -45,23 +45,6 @@ func.func @empty_init(%a: tensor<16x32xf32>, %b: tensor<32x16xf32>) -> tensor<16
 
 // -----
 
-#id = affine_map<(d0, d1) -> (d0, d1)>
-func.func @relu_after(%a: tensor<16x32xf32>, %b: tensor<32x16xf32>) -> tensor<16x16xf32> {
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<16x16xf32>
-  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
-  %r = linalg.matmul ins(%a, %b : tensor<16x32xf32>, tensor<32x16xf32>) outs(%c : tensor<16x16xf32>) -> tensor<16x16xf32>
-  // CHECK: invalid-matmul.mlir:[[@LINE+1]]:8: error: ptoc compiles a contraction as a program of its own (the matmul and the fill of its accumulator); move this op to another function
-  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%r : tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) {
-  ^bb0(%x: f32, %o: f32):
-    %m = arith.maximumf %x, %zero : f32
-    linalg.yield %m : f32
-  } -> tensor<16x16xf32>
-  return %y : tensor<16x16xf32>
-}
-
-// -----
-
 #a = affine_map<(d0, d1, d2) -> (d0, d2)>
 #b = affine_map<(d0, d1, d2) -> (d2, d1)>
 #c = affine_map<(d0, d1, d2) -> (d0, d1)>
@@ -77,4 +60,22 @@ func.func @reversed_add(%a: tensor<16x32xf32>, %b: tensor<32x16xf32>) -> tensor<
     linalg.yield %s : f32
   } -> tensor<16x16xf32>
   return %r : tensor<16x16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @narrowed_after(%a: tensor<16x32xf16>, %b: tensor<32x16xf16>) -> tensor<16x16xf16> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x16xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  // CHECK: invalid-matmul.mlir:[[@LINE+1]]:8: error: the program returns tensor<16x16xf16> computed from this product's tensor<16x16xf32>; ptoc runs what follows a matmul in place on the product's memory, so it must keep the product's shape and element type (a narrowing, a reduction or a second matmul needs a workspace ptoc does not have yet)
+  %r = linalg.matmul ins(%a, %b : tensor<16x32xf16>, tensor<32x16xf16>) outs(%c : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %h = tensor.empty() : tensor<16x16xf16>
+  %t = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%r : tensor<16x16xf32>) outs(%h : tensor<16x16xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %n = arith.truncf %x : f32 to f16
+    linalg.yield %n : f16
+  } -> tensor<16x16xf16>
+  return %t : tensor<16x16xf16>
 }

@@ -5,6 +5,10 @@
 //! with `pto.tmatmul` (from +0, linalg's zero fill) or `pto.tmatmul_acc` onto the init loaded
 //! from memory, the other K blocks accumulate in a loop that carries D, and D is stored.
 //!
+//! What follows the matmul (an epilogue) is the grid converter's: a program of its own that reads
+//! the product as its first argument, appended to the kernel and run in place on the product's
+//! memory ([`epilogue`]).
+//!
 //! **Exactness.** The body must be the matmul's: each input widened exactly to the accumulator
 //! type (`arith.extf`, `arith.extsi`; none for f32), multiplied, and added onto the output's
 //! element (`arith.addf %out, %prod`, `arith.addi`). That is the matrix unit's accumulation
@@ -16,7 +20,9 @@ use super::{error, fits, stretches, walk, Stretch};
 use crate::Options;
 use ptoc_ir::gm_build::GmBuilder;
 use ptoc_ir::linalg::{BodyValue, Elem, Generic, IteratorKind, LOpKind, LType, MapExpr, Program};
-use ptoc_ir::{ArithOp, Attr, Diagnostic, GmKernel, Location, MemRefType, TileType, ValueId};
+use ptoc_ir::{
+    ArithOp, Attr, Diagnostic, GmKernel, GmOpKind, Location, MemRefType, TileType, ValueId,
+};
 use ptoc_isa::dtype::MATRIX_INPUTS;
 use ptoc_isa::ops::by_mnemonic;
 use ptoc_isa::{DataType, Layout, TypeClass};
@@ -51,17 +57,93 @@ struct Matmul {
     loc: Location,
 }
 
+/// A converted kernel with its remarks, or why not.
+type Converted = Result<(GmKernel, Vec<Diagnostic>), Vec<Diagnostic>>;
+
 /// The kernel for `program` when its result is a contraction; `None` when it has none (the grid
 /// converter takes it).
-pub(super) fn convert(
-    program: &Program,
-    options: &Options,
-) -> Option<Result<GmKernel, Diagnostic>> {
+pub(super) fn convert(program: &Program, options: &Options) -> Option<Converted> {
     let index = program.ops.iter().position(|op| match &op.kind {
         LOpKind::Generic(g) => is_contraction(g),
         _ => false,
     })?;
-    Some(recognise(program, index).and_then(|mm| emit_fitting(program, &mm, options)))
+    let one = |d: Diagnostic| vec![d];
+    Some(recognise(program, index).map_err(one).and_then(|mm| {
+        let tail = epilogue(program, index, &mm, options)?;
+        let kernel = emit_fitting(program, &mm, tail.as_ref().map(|t| &t.0), options);
+        Ok((kernel.map_err(one)?, tail.map(|t| t.1).unwrap_or_default()))
+    }))
+}
+
+/// The ops after the matmul, compiled by the grid converter as a program of their own that
+/// reads the product as its first argument, with their remarks; `None` when the matmul's result
+/// is the program's. The epilogue runs in place on the product's memory (the kernel's `r0`), so
+/// its one result must have the product's shape and type; each of its blocks reads D's
+/// elements before it writes them.
+fn epilogue(
+    program: &Program,
+    index: usize,
+    mm: &Matmul,
+    options: &Options,
+) -> Result<Option<(GmKernel, Vec<Diagnostic>)>, Vec<Diagnostic>> {
+    let product = program.ops[index].results[0];
+    if program.results == [product] {
+        return Ok(None);
+    }
+    let refuse = |loc: &Location, why: String| Err(vec![error(loc, why)]);
+    let [result] = program.results[..] else {
+        return refuse(
+            &program.loc,
+            "a program with a contraction returns one tensor".into(),
+        );
+    };
+    if program.ty(result) != program.ty(product) {
+        return refuse(
+            &mm.loc,
+            format!(
+                "the program returns {} computed from this product's {}; ptoc runs what follows \
+                 a matmul in place on the product's memory, so it must keep the product's shape \
+                 and element type (a narrowing, a reduction or a second matmul needs a workspace \
+                 ptoc does not have yet)",
+                program.ty(result),
+                program.ty(product)
+            ),
+        );
+    }
+    let mut tail = program.clone();
+    tail.ops.remove(index);
+    let mut read = std::collections::HashSet::new();
+    for op in &tail.ops {
+        read.extend(op.operands.iter().copied());
+        if let LOpKind::Generic(g) = &op.kind {
+            for body_op in &g.body.ops {
+                for v in &body_op.operands {
+                    if let BodyValue::Outer(outer) = v {
+                        read.insert(*outer);
+                    }
+                }
+            }
+        }
+    }
+    let operands = [Some(mm.a), Some(mm.b), mm.init_tensor()];
+    if let Some(&shared) = program
+        .args
+        .iter()
+        .find(|a| read.contains(a) && operands.contains(&Some(**a)))
+    {
+        return refuse(
+            &mm.loc,
+            format!(
+                "the ops after this matmul read its operand %{} again; ptoc loads a matmul's \
+                 operands into matrix layouts only, so pass that tensor a second time",
+                program.display_name(shared)
+            ),
+        );
+    }
+    tail.args = std::iter::once(product)
+        .chain(program.args.iter().copied().filter(|a| read.contains(a)))
+        .collect();
+    super::convert(&tail, options).map(Some)
 }
 
 /// A generic with more loops than its output has dimensions, that reduces over one of them
@@ -171,8 +253,9 @@ fn recognise(program: &Program, index: usize) -> Result<Matmul, Diagnostic> {
             ))
         }
     };
-    // The rest of the program may only make the init: constants, empties and fills.
-    for (i, other) in program.ops.iter().enumerate() {
+    // Before the matmul, only what makes its init: constants, empties and fills. After it,
+    // the epilogue ([`epilogue`]).
+    for other in &program.ops[..index] {
         let makes_init = match &other.kind {
             LOpKind::Constant(_) | LOpKind::Empty => true,
             LOpKind::Generic(_) => other
@@ -181,19 +264,13 @@ fn recognise(program: &Program, index: usize) -> Result<Matmul, Diagnostic> {
                 .all(|&r| splat_bits(program, r).is_some()),
             LOpKind::Reshape => false,
         };
-        if i != index && !makes_init {
+        if !makes_init {
             return Err(error(
                 &other.loc,
-                "ptoc compiles a contraction as a program of its own (the matmul and the fill \
-                 of its accumulator); move this op to another function",
+                "ptoc compiles a contraction with what follows it (an epilogue), not with what \
+                 comes before: move this op to another function",
             ));
         }
-    }
-    if program.results != [op.results[0]] {
-        return Err(error(
-            loc,
-            "a program with a contraction returns exactly the contraction's result",
-        ));
     }
     Ok(Matmul {
         a,
@@ -296,6 +373,51 @@ fn accumulation(
     Ok((input, acc))
 }
 
+impl Matmul {
+    fn init_tensor(&self) -> Option<ValueId> {
+        match self.init {
+            Init::Tensor(c) => Some(c),
+            Init::Zero => None,
+        }
+    }
+}
+
+/// Append `tail`'s body to `kernel`'s (before its return), its argument `i` read as `args[i]`
+/// and its other values renumbered into `kernel`.
+fn append(kernel: &mut GmKernel, tail: &GmKernel, args: &[ValueId]) {
+    let mut map: Vec<ValueId> = Vec::with_capacity(tail.values.len());
+    for (i, value) in tail.values.iter().enumerate() {
+        let id = ValueId(i as u32);
+        map.push(match tail.args.iter().position(|&a| a == id) {
+            Some(at) => args[at],
+            None => kernel.add_value(value.name.clone(), value.ty.clone(), value.def),
+        });
+    }
+    fn renumber(block: &mut ptoc_ir::Block, map: &[ValueId]) {
+        let at = |v: &mut ValueId| *v = map[v.0 as usize];
+        block.args.iter_mut().for_each(at);
+        for op in &mut block.ops {
+            op.operands.iter_mut().for_each(at);
+            op.results.iter_mut().for_each(at);
+            if let GmOpKind::For(body) = &mut op.kind {
+                renumber(body, map);
+            }
+        }
+    }
+    let mut body = tail.body.clone();
+    renumber(&mut body, &map);
+    if matches!(kernel.body.ops.last(), Some(op) if matches!(op.kind, GmOpKind::Return)) {
+        kernel.body.ops.pop();
+    }
+    kernel.body.ops.extend(body.ops);
+    for (key, value) in &tail.attrs {
+        kernel
+            .attrs
+            .entry(key.clone())
+            .or_insert_with(|| value.clone());
+    }
+}
+
 /// The bits every element of `v` holds, when `v` is a splat constant or a fill of one.
 fn splat_bits(program: &Program, v: ValueId) -> Option<u64> {
     let op = program.defining_op(v)?;
@@ -335,12 +457,17 @@ fn candidate_blocks(n: u32, k: u32) -> Vec<(u32, u32)> {
 }
 
 /// The kernel for the first block sizes whose tiles the allocator fits.
-fn emit_fitting(program: &Program, mm: &Matmul, options: &Options) -> Result<GmKernel, Diagnostic> {
+fn emit_fitting(
+    program: &Program,
+    mm: &Matmul,
+    tail: Option<&GmKernel>,
+    options: &Options,
+) -> Result<GmKernel, Diagnostic> {
     let (m, n, k) = mm.shape;
     let mb = m.min(MAX_BLOCK_ROWS);
     let mut last = None;
     for (nb, kb) in candidate_blocks(n, k) {
-        let Some(kernel) = emit(program, mm, (mb, nb, kb)) else {
+        let Some(kernel) = emit(program, mm, tail, (mb, nb, kb)) else {
             continue;
         };
         match fits(&kernel, options) {
@@ -357,7 +484,12 @@ fn emit_fitting(program: &Program, mm: &Matmul, options: &Options) -> Result<GmK
 
 /// The kernel for blocks of `mb` rows, `nb` columns and `kb` of K; `None` when a block's tile
 /// is too large for any SizeCode.
-fn emit(program: &Program, mm: &Matmul, (mb, nb, kb): (u32, u32, u32)) -> Option<GmKernel> {
+fn emit(
+    program: &Program,
+    mm: &Matmul,
+    tail: Option<&GmKernel>,
+    (mb, nb, kb): (u32, u32, u32),
+) -> Option<GmKernel> {
     let (m, n, k) = mm.shape;
     let mut b = GmBuilder::at_source(&program.name, program.loc.clone());
     // A tensor's memref: its leading dimensions merged into rows (the same bytes).
@@ -368,16 +500,33 @@ fn emit(program: &Program, mm: &Matmul, (mb, nb, kb): (u32, u32, u32)) -> Option
         }
         _ => None,
     };
+    // The epilogue's arguments after the product, by the program argument each is.
+    let operands = [Some(mm.a), Some(mm.b), mm.init_tensor()];
+    let tail_args: Vec<ValueId> = program
+        .args
+        .iter()
+        .copied()
+        .filter(|a| !operands.contains(&Some(*a)))
+        .collect();
     let mut args = Vec::new();
     for &arg in &program.args {
         let name = program.display_name(arg);
-        let (rows, cols) = memref(arg)?;
-        let dtype = if arg == mm.a || arg == mm.b {
-            mm.input
+        let kernel_arg = if operands.contains(&Some(arg)) {
+            let (rows, cols) = memref(arg)?;
+            let dtype = if arg == mm.a || arg == mm.b {
+                mm.input
+            } else {
+                mm.acc
+            };
+            b.memref_of(&name, MemRefType { rows, cols, dtype })
         } else {
-            mm.acc
+            // Read only by the epilogue: the type the grid converter gave it.
+            let tail = tail?;
+            let at = tail_args.iter().position(|&a| a == arg)?;
+            let ty = tail.ty(*tail.args.get(1 + at)?).clone();
+            b.arg(&name, ty)
         };
-        args.push((arg, b.memref_of(&name, MemRefType { rows, cols, dtype })));
+        args.push((arg, kernel_arg));
     }
     let kernel_arg = |v: ValueId| args.iter().find(|(a, _)| *a == v).map(|&(_, k)| k);
     let (a_mem, b_mem) = (kernel_arg(mm.a)?, kernel_arg(mm.b)?);
@@ -504,6 +653,20 @@ fn emit(program: &Program, mm: &Matmul, (mb, nb, kb): (u32, u32, u32)) -> Option
     });
     b.at(program.loc.clone());
     let mut kernel = b.finish();
+    if let Some(tail) = tail {
+        // The epilogue reads the product from r0, its own arguments from the program's, and
+        // writes its result to r0: in place.
+        let mut map = vec![out];
+        for a in &tail_args {
+            map.push(kernel_arg(*a)?);
+        }
+        map.push(out);
+        if tail.args.len() != map.len() || tail.ty(tail.args[0]) != kernel.ty(out) {
+            return None;
+        }
+        append(&mut kernel, tail, &map);
+    }
+
     kernel.attrs.insert(
         ptoc_ir::alloc_attrs::PE_MASK.to_string(),
         Attr::Str(LINALG_PE_MASK.to_string()),
