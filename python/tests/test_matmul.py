@@ -222,6 +222,13 @@ def test_linalg_batch_matmul_multiplies_each_batch():
         assert np.array_equal(got[i].view(np.uint32), want.view(np.uint32))
 
 
+def test_linalg_vector_matrix():
+    a = RNG.standard_normal((1, 64)).astype(np.float32)
+    b = RNG.standard_normal((64, 32)).astype(np.float32)
+    got = run_linalg("vector_matrix", {"a": a, "b": b}).reshape(1, 32)
+    assert np.array_equal(got.view(np.uint32), matmul_in_order(a, b, np.float32).view(np.uint32))
+
+
 with open(os.path.join(os.path.dirname(__file__), "..", "..", "test", "linalg",
                        "matmul-epilogue.mlir")) as f:
     EPILOGUE = f.read()

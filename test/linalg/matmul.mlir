@@ -10,6 +10,7 @@
 // VERIFY: @mm_bf16_init: 3 trials (seed 0), compiled code matches the source bit for bit
 // VERIFY: @mm_i8: 3 trials (seed 0), compiled code matches the source bit for bit
 // VERIFY: @bmm: 3 trials (seed 0), compiled code matches the source bit for bit
+// VERIFY: @vector_matrix: 3 trials (seed 0), compiled code matches the source bit for bit
 // A 32-row block of A in cube_m32, B in cube_n8, the first K block from +0, the rest carried.
 // CHECK-LABEL: func.func @mm_f32(%arg0: memref<64x96xf32>, %arg1: memref<96x80xf32>, %arg2: memref<64x80xf32>)
 // CHECK: scf.for
@@ -31,6 +32,11 @@
 // The batches are stacked rows: A is 60x48, B 144x24.
 // CHECK-LABEL: func.func @bmm(%arg0: memref<60x48xf32>, %arg1: memref<144x24xf32>, %arg2: memref<60x24xf32>)
 // CHECK: arith.muli
+// A 1xK by KxN product, which normalisation turns into a vector-matrix generic between
+// reshapes: one row of A in cube_m16.
+// CHECK-LABEL: func.func @vector_matrix(%arg0: memref<1x64xf32>, %arg1: memref<64x32xf32>, %arg2: memref<1x32xf32>)
+// CHECK: "pto.tload"{{.*}} -> !pto.tile<1x64xf32, layout=cube_m16>
+// CHECK: "pto.tmatmul"
 
 func.func @mm_f32(%a: tensor<64x96xf32>, %b: tensor<96x80xf32>) -> tensor<64x80xf32> {
   %zero = arith.constant 0.0 : f32
@@ -63,4 +69,11 @@ func.func @bmm(%a: tensor<3x20x48xf32>, %b: tensor<3x48x24xf32>) -> tensor<3x20x
   %c = linalg.fill ins(%zero : f32) outs(%e : tensor<3x20x24xf32>) -> tensor<3x20x24xf32>
   %r = linalg.batch_matmul ins(%a, %b : tensor<3x20x48xf32>, tensor<3x48x24xf32>) outs(%c : tensor<3x20x24xf32>) -> tensor<3x20x24xf32>
   return %r : tensor<3x20x24xf32>
+}
+func.func @vector_matrix(%a: tensor<1x64xf32>, %b: tensor<64x32xf32>) -> tensor<1x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x32xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<1x32xf32>) -> tensor<1x32xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<1x64xf32>, tensor<64x32xf32>) outs(%c : tensor<1x32xf32>) -> tensor<1x32xf32>
+  return %r : tensor<1x32xf32>
 }

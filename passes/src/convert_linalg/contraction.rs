@@ -87,7 +87,12 @@ fn epilogue(
     options: &Options,
 ) -> Result<Option<(GmKernel, Vec<Diagnostic>)>, Vec<Diagnostic>> {
     let product = program.ops[index].results[0];
-    if program.results == [product] {
+    if program
+        .results
+        .iter()
+        .map(|&r| unreshaped(program, r))
+        .eq([product])
+    {
         return Ok(None);
     }
     let refuse = |loc: &Location, why: String| Err(vec![error(loc, why)]);
@@ -150,7 +155,16 @@ fn epilogue(
 /// while reading two tensors through it: a matrix product of some form.
 fn is_contraction(g: &Generic) -> bool {
     let reduces = g.iterators.contains(&IteratorKind::Reduction);
-    reduces && g.iterators.len() >= 3 && g.inputs.len() == 2 && g.outputs.len() == 1
+    let operands = g.inputs.len() == 2 && g.outputs.len() == 1;
+    operands && reduces && (g.iterators.len() >= 3 || is_vector_matrix(g))
+}
+
+/// A 1×K by K×N matmul after normalisation folded its unit dimension away: loops
+/// `[parallel, reduction]`, maps `(d1)`, `(d1, d0)` -> `(d0)`.
+fn is_vector_matrix(g: &Generic) -> bool {
+    use IteratorKind::{Parallel as P, Reduction as R};
+    let maps: Vec<Option<Vec<u8>>> = g.maps.iter().map(|m| dims(m)).collect();
+    g.iterators == [P, R] && maps == [Some(vec![1]), Some(vec![1, 0]), Some(vec![0])]
 }
 
 fn dims(map: &[MapExpr]) -> Option<Vec<u8>> {
@@ -183,7 +197,8 @@ fn recognise(program: &Program, index: usize) -> Result<Matmul, Diagnostic> {
         Some(vec![0, 1, 2]),
     ];
     let batched = g.iterators == [P, P, P, R] && maps == batch_matmul;
-    if !batched && (g.iterators != [P, P, R] || maps != matmul) {
+    let vector = is_vector_matrix(g);
+    if !batched && !vector && (g.iterators != [P, P, R] || maps != matmul) {
         let transposed = (g.iterators == [P, P, R] && maps == transpose_b)
             || (g.iterators == [P, P, P, R] && maps == batch_transpose_b);
         let why = if transposed {
@@ -207,8 +222,9 @@ fn recognise(program: &Program, index: usize) -> Result<Matmul, Diagnostic> {
         return Err(error(loc, format!("cannot map this contraction: {why}")));
     }
     let rank = if batched { 3 } else { 2 };
-    // (batch, rows, columns, element) of an operand.
+    // (batch, rows, columns, element) of an operand; a vector-matrix product's vectors are rows.
     let tensor = |v: ValueId| match program.ty(v) {
+        LType::Tensor(t) if vector && t.shape.len() == 1 => Ok((1, 1, t.shape[0], t.elem)),
         LType::Tensor(t) if t.shape.len() == rank => {
             let s = &t.shape[t.shape.len() - 2..];
             Ok((
@@ -242,7 +258,9 @@ fn recognise(program: &Program, index: usize) -> Result<Matmul, Diagnostic> {
                 ),
             ))
         }
-        None if program.args.contains(&c) => Init::Tensor(c),
+        None if program.args.contains(&unreshaped(program, c)) => {
+            Init::Tensor(unreshaped(program, c))
+        }
         None => {
             return Err(error(
                 loc,
@@ -262,7 +280,8 @@ fn recognise(program: &Program, index: usize) -> Result<Matmul, Diagnostic> {
                 .results
                 .iter()
                 .all(|&r| splat_bits(program, r).is_some()),
-            LOpKind::Reshape => false,
+            // A reshape of an argument: the same bytes, which the kernel reads as the argument.
+            LOpKind::Reshape => other.operands.iter().all(|v| program.args.contains(v)),
         };
         if !makes_init {
             return Err(error(
@@ -273,8 +292,8 @@ fn recognise(program: &Program, index: usize) -> Result<Matmul, Diagnostic> {
         }
     }
     Ok(Matmul {
-        a,
-        b,
+        a: unreshaped(program, a),
+        b: unreshaped(program, b),
         init,
         batch,
         shape: (m, n, k),
@@ -418,6 +437,15 @@ fn append(kernel: &mut GmKernel, tail: &GmKernel, args: &[ValueId]) {
     }
 }
 
+/// The value `v` reshapes (`tensor.collapse_shape`/`expand_shape` keep the bytes in row-major
+/// order), through any chain of reshapes; `v` itself otherwise.
+fn unreshaped(program: &Program, v: ValueId) -> ValueId {
+    match program.defining_op(v) {
+        Some(op) if op.kind == LOpKind::Reshape => unreshaped(program, op.operands[0]),
+        _ => v,
+    }
+}
+
 /// The bits every element of `v` holds, when `v` is a splat constant or a fill of one.
 fn splat_bits(program: &Program, v: ValueId) -> Option<u64> {
     let op = program.defining_op(v)?;
@@ -492,14 +520,6 @@ fn emit(
 ) -> Option<GmKernel> {
     let (m, n, k) = mm.shape;
     let mut b = GmBuilder::at_source(&program.name, program.loc.clone());
-    // A tensor's memref: its leading dimensions merged into rows (the same bytes).
-    let memref = |v: ValueId| match program.ty(v) {
-        LType::Tensor(t) if t.shape.len() >= 2 => {
-            let (lead, last) = t.shape.split_at(t.shape.len() - 1);
-            Some((lead.iter().product(), last[0]))
-        }
-        _ => None,
-    };
     // The epilogue's arguments after the product, by the program argument each is.
     let operands = [Some(mm.a), Some(mm.b), mm.init_tensor()];
     let tail_args: Vec<ValueId> = program
@@ -512,11 +532,11 @@ fn emit(
     for &arg in &program.args {
         let name = program.display_name(arg);
         let kernel_arg = if operands.contains(&Some(arg)) {
-            let (rows, cols) = memref(arg)?;
-            let dtype = if arg == mm.a || arg == mm.b {
-                mm.input
-            } else {
-                mm.acc
+            // The operand's view of the argument's bytes: its batches stacked in rows.
+            let (rows, cols, dtype) = match arg {
+                _ if arg == mm.a => (mm.batch * m, k, mm.input),
+                _ if arg == mm.b => (mm.batch * k, n, mm.input),
+                _ => (mm.batch * m, n, mm.acc),
             };
             b.memref_of(&name, MemRefType { rows, cols, dtype })
         } else {
