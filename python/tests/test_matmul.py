@@ -30,9 +30,9 @@ func.func @mm(%a: memref<16x64x{t}>, %b: memref<64x32x{t}>, %c: memref<16x32x{ac
 """
 
 
-def matmul_in_order(a, b, acc):
+def matmul_in_order(a, b, acc, init=None):
     a, b = a.astype(acc), b.astype(acc)
-    d = np.zeros((a.shape[0], b.shape[1]), acc)
+    d = np.zeros((a.shape[0], b.shape[1]), acc) if init is None else init.copy()
     with np.errstate(over="ignore"):
         for k in range(a.shape[1]):
             d = d + np.outer(a[:, k], b[k, :])
@@ -131,6 +131,11 @@ def _bf16_bits(values):
     return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
 
 
+def _bf16_value(bits):
+    """bf16 bits -> their (exact) float32 value."""
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
 def test_bf16_accumulate_onto_c_in_cube_m32():
     a_bits = _bf16_bits(RNG.standard_normal((32, 16)))
     b_bits = _bf16_bits(RNG.standard_normal((16, 8)))
@@ -145,11 +150,7 @@ def test_bf16_accumulate_onto_c_in_cube_m32():
         "!pto.tile<32x8xf32, layout=cube_m32>",
     )
     got = ptoc.run(source, {"c": c, "a": a_bits, "b": b_bits})["r0"]
-    as_f32 = lambda bits: (bits.astype(np.uint32) << 16).view(np.float32)  # noqa: E731
-    a, b = as_f32(a_bits), as_f32(b_bits)
-    want = c.copy()
-    for k in range(16):
-        want = want + np.outer(a[:, k], b[k, :])
+    want = matmul_in_order(_bf16_value(a_bits), _bf16_value(b_bits), np.float32, init=c)
     assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
 
 
@@ -194,15 +195,11 @@ def test_linalg_matmul_f16_ragged_blocks():
 
 
 def test_linalg_matmul_bf16_onto_an_init():
-    as_f32 = lambda bits: (bits.astype(np.uint32) << 16).view(np.float32)  # noqa: E731
     a_bits = _bf16_bits(RNG.standard_normal((16, 64)))
     b_bits = _bf16_bits(RNG.standard_normal((64, 32)))
     c = RNG.standard_normal((16, 32)).astype(np.float32)
     got = run_linalg("mm_bf16_init", {"a": a_bits, "b": b_bits, "c": c}).reshape(16, 32)
-    a, b = as_f32(a_bits), as_f32(b_bits)
-    want = c.copy()
-    for k in range(64):
-        want = want + np.outer(a[:, k], b[k, :])
+    want = matmul_in_order(_bf16_value(a_bits), _bf16_value(b_bits), np.float32, init=c)
     assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
 
 

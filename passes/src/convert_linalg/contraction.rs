@@ -469,13 +469,11 @@ fn splat_bits(program: &Program, v: ValueId) -> Option<u64> {
 /// Block sizes to try, best first: D's columns as wide as possible (A is reloaded once per
 /// column block), then K's blocks as deep as possible (fewer bundles).
 fn candidate_blocks(n: u32, k: u32) -> Vec<(u32, u32)> {
-    let widths = [256, 128, 64, 32, 16, 8];
-    let depths = [256, 128, 64, 32, 16, 8];
-    let clamp = |x: u32, limit: u32| x.min(limit);
+    const SIZES: [u32; 6] = [256, 128, 64, 32, 16, 8];
     let mut out = Vec::new();
-    for &nb in &widths {
-        for &kb in &depths {
-            let pair = (clamp(nb, n), clamp(kb, k));
+    for nb in SIZES {
+        for kb in SIZES {
+            let pair = (nb.min(n), kb.min(k));
             if !out.contains(&pair) {
                 out.push(pair);
             }
@@ -562,7 +560,6 @@ fn emit(
             dtype: mm.acc,
         },
     );
-    // Every tile type the kernel uses, checked once: a block too large for the ISA is refused.
     let layout = |rows: u32| {
         if rows <= 16 {
             Layout::CubeM16
@@ -570,16 +567,10 @@ fn emit(
             Layout::CubeM32
         }
     };
-    for (rows, cols, kk) in [(mb, nb, kb), (m % mb, n % nb, k % kb)] {
-        let (rows, cols, kk) = (rows.max(1), cols.max(1), kk.max(1));
-        for ty in [
-            TileType::cube(rows, kk, mm.input, layout(rows)),
-            TileType::cube(kk, cols, mm.input, Layout::CubeN8),
-            TileType::cube(rows, cols, mm.acc, layout(rows)),
-        ] {
-            ty?.smallest_size(0)?;
-        }
-    }
+    // A block's tile type, when some SizeCode holds it (else these block sizes are refused).
+    let cube = |rows, cols, dtype, layout| {
+        TileType::cube(rows, cols, dtype, layout).filter(|t| t.smallest_size(0).is_some())
+    };
     let matmul = by_mnemonic("TMATMUL").expect("a catalogue row");
     let matmul_acc = by_mnemonic("TMATMUL_ACC").expect("a catalogue row");
     let op = |b: &mut GmBuilder, info, operands: &[ValueId], ty| {
@@ -602,8 +593,8 @@ fn emit(
         for cols in stretches(n, nb) {
             let (r, c) = (rows.extent, cols.extent);
             let lay = layout(r);
-            let a_ty = |kk| TileType::cube(r, kk, mm.input, lay);
-            let b_ty = |kk| TileType::cube(kk, c, mm.input, Layout::CubeN8);
+            let a_ty = |kk| cube(r, kk, mm.input, lay);
+            let b_ty = |kk| cube(kk, c, mm.input, Layout::CubeN8);
             let mut later = Vec::new();
             for &s in &k_rest {
                 later.push((
@@ -615,7 +606,7 @@ fn emit(
             blocks.push((
                 super::bounds(&mut b, rows, c0),
                 super::bounds(&mut b, cols, c0),
-                TileType::cube(r, c, mm.acc, lay)?,
+                cube(r, c, mm.acc, lay)?,
                 (a_ty(k_first)?, b_ty(k_first)?),
                 later,
             ));
