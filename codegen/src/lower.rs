@@ -421,16 +421,19 @@ pub(crate) fn tile_bundle(
     if let Some(datr) = with_cmode(datr, cmode) {
         insts.push(Instruction::BDatr(datr));
     }
-    // The B.DIM geometry is the full-shape operand: the destination of a copy expand, else source0.
-    let full = if info.result == ResultKind::Broadcast {
+    // The B.DIM geometry is the full-shape operand: the destination of a copy expand, else
+    // source0. TTRANS's B.DIM describes its destination, and without a closed schema an absent
+    // LBn would take the source's value, not 1 or LB0: all three are written (docs/isa.md §19).
+    let transpose = info.kind == OpKind::Transpose;
+    let full = if info.result == ResultKind::Broadcast || transpose {
         result
     } else {
         src0
     };
     for (lb, value, needed) in [
         (0, full.valid_cols, true),
-        (1, full.valid_rows, full.valid_rows != 1),
-        (2, full.cols, full.cols != full.valid_cols),
+        (1, full.valid_rows, full.valid_rows != 1 || transpose),
+        (2, full.cols, full.cols != full.valid_cols || transpose),
     ] {
         if !(1..=MAX_DIM).contains(&value) {
             return Err(err(format!("LB{lb} = {value} is outside 1..={MAX_DIM}")));
@@ -581,6 +584,17 @@ fn datr_for(
                     must be 0)"
                 .into(),
         );
+    }
+    // TTRANS ignores the pad field, which must be 00, and leaves its padding Null: it takes
+    // no B.DATR at all (docs/isa.md §19).
+    if reads.pad_must_be_zero {
+        return match pad {
+            PadValue::Null => Ok(None),
+            _ => Err(format!(
+                "pad={} cannot be produced: this op leaves its padding undefined (pad=null)",
+                pad.mlir_name()
+            )),
+        };
     }
     if reads.rmode {
         // TCVT: the destination type is always written concretely (code 0 is FP64, never

@@ -476,6 +476,8 @@ struct Scope {
     full: Vec<ValueId>,
     row_vecs: Vec<ValueId>,
     col_vecs: Vec<ValueId>,
+    /// Transposes of full tiles (a TTRANS of one gives a full tile back).
+    trans: Vec<ValueId>,
     index: Vec<(ValueId, i64, i64)>,
     floats: Vec<ValueId>,
 }
@@ -486,6 +488,8 @@ struct Shapes {
     full: String,
     row_vec: String,
     col_vec: String,
+    /// A full tile's transpose: valid `vc×vr` in the fewest columns holding `vr`.
+    trans: String,
     /// The memref's rows and columns, and the tile's valid rows and columns.
     dims: (i64, i64, i64, i64),
     /// `x`, `y` (read), `out` (written), `n` (an index argument, value `n_value`).
@@ -506,6 +510,7 @@ fn tile_ops() -> Vec<&'static OpInfo> {
             | OpKind::Binary(_)
             | OpKind::Unary(_)
             | OpKind::Move
+            | OpKind::Transpose
             | OpKind::TileScalar(_)
             | OpKind::FillScalar => true,
             // Predicates and other element types: the function kernels' random tests.
@@ -629,10 +634,18 @@ fn statements(b: &mut GmBuilder, g: &mut Rng, scope: &mut Scope, shapes: &Shapes
                         (srcs, &shapes.full, &mut scope.full)
                     }
                     OpKind::FillScalar => (vec![float(g, scope)], &shapes.full, &mut scope.full),
+                    // A full tile's transpose, or a transpose's: a full tile again.
+                    OpKind::Transpose if !scope.trans.is_empty() && g.one_in(2) => {
+                        (vec![g.pick(&scope.trans)], &shapes.full, &mut scope.full)
+                    }
+                    OpKind::Transpose if !scope.full.is_empty() => {
+                        (vec![g.pick(&scope.full)], &shapes.trans, &mut scope.trans)
+                    }
                     OpKind::Reduce(..)
                     | OpKind::Binary(_)
                     | OpKind::Unary(_)
                     | OpKind::Move
+                    | OpKind::Transpose
                     | OpKind::TileScalar(_)
                     | OpKind::Compare
                     | OpKind::Select
@@ -784,6 +797,7 @@ fn random_kernel(g: &mut Rng) -> (GmKernel, i64) {
         full: ty(th, tw, (vr, vc)),
         row_vec: ty(th, 1, (vr, 1)),
         col_vec: ty(1, tw, (1, vc)),
+        trans: ty(vc, (vr as u64).next_power_of_two() as i64, (vc, vr)),
         dims: (rows, cols, vr, vc),
         mems,
         n,

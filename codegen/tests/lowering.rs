@@ -228,6 +228,8 @@ fn function_for(op: &'static ops::OpInfo) -> ptoc_ir::Function {
             (vec![b.arg("x", full)], full)
         }
         (OpKind::FillScalar, _) => (vec![], full),
+        // Valid 4x6 transposes to valid 6x4, in 4 columns (the fewest holding 4).
+        (OpKind::Transpose, _) => (vec![b.arg("x", full)], tile(6, 4, src_t)),
         (OpKind::Matmul { form, gemv }, _) => {
             // M×K = 4×6 (1×6 for a GEMV) by K×N = 6×5, in the layouts §18.4 asks for.
             let (m, n, k) = (if gemv { 1 } else { 4 }, 5, 6);
@@ -330,6 +332,12 @@ fn every_catalogue_op_lowers_to_one_well_formed_bundle() {
         // (TMOV) takes its geometry from its source and has none.
         if op.selector().is_none() {
             assert!(dims.is_empty(), "{}", op.mnemonic);
+            continue;
+        }
+        // TTRANS: all three describe the 6x4 destination (valid 6x4, 4 columns).
+        if op.kind == OpKind::Transpose {
+            assert_eq!(dims, [(0, 4), (1, 6), (2, 4)]);
+            assert!(!insts.iter().any(|i| matches!(i, Instruction::BDatr(_))));
             continue;
         }
         assert_eq!(dims[0], (0, 6), "{}", op.mnemonic);
@@ -544,6 +552,14 @@ mod random_ops {
                         let dst = *d.get(ptoc_isa::dtype::ARITHMETIC);
                         (vec![b.arg("x", full(src))], full(dst))
                     }
+                    // The destination: the valid shape swapped, in the fewest columns.
+                    OpKind::Transpose => {
+                        let t = vr.next_power_of_two();
+                        (
+                            vec![b.arg("x", full(src))],
+                            tile(vc, t, src).with_valid(vc, vr),
+                        )
+                    }
                     OpKind::Move | OpKind::Matmul { .. } => {
                         unreachable!("only TEPL ops are generated")
                     }
@@ -551,7 +567,10 @@ mod random_ops {
                         unreachable!("a straight-line function has no scalar")
                     }
                 };
-                result.pad = pad;
+                // TTRANS always leaves its padding Null.
+                if op.kind != OpKind::Transpose {
+                    result.pad = pad;
+                }
                 let r = b.op(op.mnemonic, &operands, result, 2);
                 if op.kind == OpKind::Compare {
                     let mode = ptoc_isa::CmpMode::ALL[d.index(6)];
@@ -574,15 +593,17 @@ mod random_ops {
             let op = f.ops[0].info;
             let src = f.ty(f.ops[0].operands[op.typed_source()]);
             let dst = f.ty(f.ops[0].result);
-            let full = if op.result == ResultKind::Broadcast { dst } else { src };
+            // TTRANS's B.DIM describes its destination, always all three LBs (docs/isa.md §19).
+            let transpose = op.kind == OpKind::Transpose;
+            let full = if op.result == ResultKind::Broadcast || transpose { dst } else { src };
             let (_, cols, vr, vc) = full.dims().unwrap();
             let insts: Vec<Instruction> =
                 k.words().iter().map(|&w| Instruction::decode(w).unwrap()).collect();
             let mut expect = vec![(0, vc)];
-            if vr != 1 {
+            if vr != 1 || transpose {
                 expect.push((1, vr));
             }
-            if cols != vc {
+            if cols != vc || transpose {
                 expect.push((2, cols));
             }
             prop_assert_eq!(super::dims_of(&insts), expect);
@@ -616,6 +637,44 @@ mod random_ops {
             prop_assert_eq!(&back[0].meta, &k.meta);
         }
     }
+}
+
+/// TTRANS of a 2x3 U16 tile (physical 2x4): the destination is valid 3x2 in 2 columns, and
+/// B.DIM describes it whole: LB0 = 2 valid columns, LB1 = 3 valid rows, LB2 = 2 columns, with
+/// no B.DATR (docs/isa.md §19). Words by hand from docs/isa.md §2.2, §2.4, §2.5: BSTART is
+/// `(26 << 27) | (3 << 25) | (14 << 20) | 0x19181` = 0xD6E19181; B.DIM `imm << 20 | lb << 12 |
+/// 0x43`; B.IOT with one source T#1 (code 0), L, SizeCode 1 (3x2 U16 needs 12 bytes), PEMode
+/// 111 and hand T is `1 << 19 | 1 << 15 | 0b101 << 12 | 0b111 << 9 | 0x13` = 0x0008DE13.
+#[test]
+fn ttrans_bundle_describes_the_destination() {
+    let mut b = Builder::new("k");
+    let x = b.arg("x", tile(2, 4, U16).with_valid(2, 3));
+    let r = b.op("TTRANS", &[x], tile(3, 2, U16), 2);
+    let f = b.ret(&[r]);
+    assert_eq!(
+        bundle_text(&f),
+        "BSTART.SFU TTRANS, U16\nB.DIM LB0=2\nB.DIM LB1=3\nB.DIM LB2=2\n\
+         B.IOT T#1, mask=1111, last, ->T<1>\nBSTOP"
+    );
+    let k = lower_function(&f).unwrap();
+    assert_eq!(
+        k.words(),
+        [
+            0xD6E1_9181,
+            0x0020_0043,
+            0x0030_1043,
+            0x0020_2043,
+            0x0008_DE13,
+            0x0000_0001
+        ]
+    );
+    // A pad on the result cannot be produced: TTRANS leaves its padding Null.
+    let mut b = Builder::new("k");
+    let x = b.arg("x", tile(2, 4, U16).with_valid(2, 3));
+    let r = b.op("TTRANS", &[x], tile(3, 2, U16).with_pad(PadValue::Zero), 2);
+    let (message, line) = first_error(&b.ret(&[r]));
+    assert!(message.contains("pad=zero cannot be produced"), "{message}");
+    assert_eq!(line, 2);
 }
 
 /// TMOV: BSTART.TMOV with the source's type, no B.DATR or B.DIM (its geometry is the source's),

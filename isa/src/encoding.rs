@@ -898,6 +898,33 @@ mod tests {
         );
     }
 
+    /// TTRANS (docs/isa.md §19): Mode 3, Function 14, worked out by hand from the field layout
+    /// of docs/isa.md §2.2, `(DataType << 27) | (Mode << 25) | (Function << 20) | 0x19181`:
+    /// Mode 3 is `0b11` in bits 26:25 = 0x0600_0000; Function 14 = `0b01110` in bits 24:20 =
+    /// 0x00E0_0000; so every TTRANS word is `(code << 27) | 0x06E1_9181`. FP32 (code 1 = 0b00001)
+    /// sets bit 27: 0x0800_0000 | 0x06E1_9181 = 0x0EE1_9181. U16 (code 26 = 0b11010) sets bits
+    /// 31, 30 and 28: 0xD000_0000 | 0x06E1_9181 = 0xD6E1_9181. FP64 (code 0) leaves the field
+    /// clear: 0x06E1_9181. U64 (code 24 = 0b11000): 0xC000_0000 | 0x06E1_9181 = 0xC6E1_9181.
+    #[test]
+    fn ttrans_words() {
+        use DataType::*;
+        for (t, word) in [
+            (FP32, 0x0EE1_9181),
+            (U16, 0xD6E1_9181),
+            (FP64, 0x06E1_9181),
+            (U64, 0xC6E1_9181),
+        ] {
+            check(bstart("TTRANS", t), word);
+        }
+        // The decoded selector names the catalogue row back.
+        let Ok(Instruction::BStart(b)) = Instruction::decode(0x0EE1_9181) else {
+            panic!("0x0EE19181 is a BSTART.TEPL");
+        };
+        assert_eq!((b.mode, b.function, b.dtype), (3, 14, FP32));
+        // Mode 3 Function 9 is a hole of the accepted-functions table (docs/isa.md §1.1).
+        assert!(Instruction::decode(0x0E91_9181).is_err());
+    }
+
     /// The tile-scalar ops (docs/isa.md §14): BSTART words `(DataType << 27) | (1 << 25) |
     /// (Fn << 20) | 0x19181`, the spec's TADDS U64 and TEXPANDS U8 words, and the header words
     /// the decoded tests bind (`tile-exec-tadds-bundle-001.asl`, `tile-exec-texpands-bundle-001.asl`).

@@ -267,6 +267,10 @@ pub enum OpKind {
     /// TEXPANDS: the B.IOR scalar's low element-width bits in every valid element; no tile
     /// source, the shape from B.DIM (docs/isa.md §14).
     FillScalar,
+    /// TTRANS: `dst[c][r] = src[r][c]` over the source's valid region, bits unchanged, into a
+    /// new destination whose valid shape is the source's swapped; the padding is left Null
+    /// (docs/isa.md §19). B.DIM describes the destination.
+    Transpose,
     /// TMATMUL and TGEMV (`gemv`: M is 1): `D[M×N] = Σ_k A[m,k]·B[k,n]` in the accumulator type,
     /// under the profile's accumulation (docs/isa.md §18.3), with A in CUBE_M16/M32, B in
     /// CUBE_N8 and D in A's layout; M, N, K from LB0, LB1, LB2.
@@ -291,6 +295,7 @@ impl OpKind {
             | OpKind::Select
             | OpKind::Convert
             | OpKind::Move
+            | OpKind::Transpose
             | OpKind::Matmul { .. } => false,
         }
     }
@@ -397,6 +402,10 @@ pub enum ResultKind {
     /// TCVT: the source's physical and valid geometry in any type of the op's set (B.DATR
     /// DataType), so its SizeCode follows the result's element width.
     Converted,
+    /// TTRANS: the source's valid shape swapped (valid rows = the source's valid columns and
+    /// the reverse) in the source's type; the physical columns are the destination's own, so
+    /// its SizeCode is the allocator's to choose (docs/isa.md §19).
+    Transposed,
     /// Matrix ops: valid M×N (LB0×LB1) in the left operand's CUBE layout and the accumulator
     /// type (FP32, S32, U32; `TileMatrixAccumulatorDataType`).
     Matrix,
@@ -483,6 +492,7 @@ impl OpInfo {
             | ResultKind::Broadcast
             | ResultKind::ExpDif
             | ResultKind::Converted
+            | ResultKind::Transposed
             | ResultKind::Matrix => Storage::Numeric,
         }
     }
@@ -521,8 +531,8 @@ macro_rules! catalogue {
         $srcs:expr $(=> $bind:expr)?, $types:expr, $result:ident; )*) => {
         /// Every op ptoc knows: the 28 reduce-and-expand ops (docs/isa.md §1.2, all Mode 2, SFU),
         /// the elementwise ops they fuse with (docs/isa.md §1.6), TCMP and TSEL (§1.9), TCVT
-        /// (§1.10), TMOV (§13), the tile-scalar ops (§14; executable types, §9 decision 3) and
-        /// the ordinary matrix ops (§18).
+        /// (§1.10), TMOV (§13), TTRANS (§19), the tile-scalar ops (§14; executable types, §9
+        /// decision 3) and the ordinary matrix ops (§18).
         pub static CATALOGUE: &[OpInfo] = &[ $( OpInfo {
             mnemonic: $mn, carrier: $carrier, catalog_index: $idx, engine: $engine,
             kind: $kind, sources: $srcs, bindings: catalogue!(@bind $srcs $(, $bind)?),
@@ -580,6 +590,7 @@ catalogue! {
     "TSEL": tepl(0, 26), idx 22, VecEngine, OpKind::Select, SELECT => &[2, 1], ARITHMETIC, SameAsSource;
     "TCVT": tepl(0, 27), idx 23, VecEngine, OpKind::Convert, SRC, ARITHMETIC, Converted;
     "TMOV": Carrier::Tlsu(TlsuOp::Mov), idx 89, Engine::Tlsu, OpKind::Move, SRC, ARITHMETIC, SameAsSource;
+    "TTRANS": tepl(3, 14), idx 80, Sfu, OpKind::Transpose, SRC, ARITHMETIC, Transposed;
     "TADDS": tepl(1, 0), idx 25, VecEngine, OpKind::TileScalar(E::Add), SRC, ARITHMETIC, SameAsSource;
     "TSUBS": tepl(1, 1), idx 26, VecEngine, OpKind::TileScalar(E::Sub), SRC, ARITHMETIC, SameAsSource;
     "TMULS": tepl(1, 2), idx 27, VecEngine, OpKind::TileScalar(E::Mul), SRC, ARITHMETIC, SameAsSource;
@@ -671,7 +682,7 @@ mod tests {
             .filter(|o| matches!(o.carrier, Carrier::Tepl { mode: 2, .. }))
             .count();
         assert_eq!(reduce_expand, 28);
-        assert_eq!(CATALOGUE.len(), 59);
+        assert_eq!(CATALOGUE.len(), 60);
         assert_eq!(CATALOGUE.iter().filter(|o| o.takes_scalar()).count(), 7);
         let mut selectors = HashSet::new();
         let mut names = HashSet::new();
@@ -715,6 +726,8 @@ mod tests {
             ("TMAXS", 0x02B, 35),
             ("TMINS", 0x02C, 36),
             ("TEXPANDS", 0x03B, 39),
+            // asl/tile/layout-and-rearrangement/layout/TTRANS.asl: Mode 3, Function 14.
+            ("TTRANS", 0x06E, 80),
         ];
         for (mn, sel, idx) in expect {
             let op = by_mnemonic(mn).unwrap();
@@ -731,6 +744,18 @@ mod tests {
         );
         assert_eq!(by_mnemonic("TCVT").unwrap().engine, Engine::Vec);
         assert_eq!(by_mnemonic("TDIVS").unwrap().engine, Engine::Sfu);
+        let ttrans = by_mnemonic("TTRANS").unwrap();
+        assert_eq!(
+            (
+                ttrans.engine,
+                ttrans.carrier,
+                ttrans.sources,
+                ttrans.bindings
+            ),
+            (Engine::Sfu, tepl(3, 14), SRC, &[1usize][..])
+        );
+        assert_eq!(by_selector(3, 14).unwrap().mnemonic, "TTRANS");
+        assert!(tepl_function_accepted(3, 14) && !tepl_function_accepted(3, 9));
         let texpands = by_mnemonic("TEXPANDS").unwrap();
         assert_eq!(
             (texpands.sources.len(), texpands.bindings),

@@ -31,6 +31,30 @@ impl<D: Copy> Geometry<D> {
     }
 }
 
+impl<D: Copy> Geometry<D> {
+    /// The valid shape TTRANS gives a destination of this source: `(valid rows, valid
+    /// columns)` swapped, as `TileOperandsLegal_TTRANS` requires (docs/isa.md §19). The
+    /// destination's physical columns are its own (see [`Geometry::transposed`]).
+    pub fn transposed_valid(self) -> (D, D) {
+        (self.valid_cols, self.valid_rows)
+    }
+}
+
+impl Geometry<u32> {
+    /// The destination ptoc gives a TTRANS of this source: the swapped valid shape in the
+    /// fewest physical columns that hold it, the smallest power of two not below the new valid
+    /// columns (as `SmallestTilePhysicalColumns` picks them); `None` past 2^15 columns.
+    pub fn transposed(self) -> Option<Geometry<u32>> {
+        let (valid_rows, valid_cols) = self.transposed_valid();
+        let cols = valid_cols.checked_next_power_of_two()?;
+        (cols <= 1 << 15).then_some(Geometry {
+            cols,
+            valid_rows,
+            valid_cols,
+        })
+    }
+}
+
 impl Axis {
     /// Both axes, rows first.
     pub const ALL: [Axis; 2] = [Axis::Row, Axis::Col];
@@ -72,9 +96,10 @@ impl ResultKind {
     /// interpreter asks once per bundle).
     pub fn legal_results(self, src: DataType) -> impl Iterator<Item = DataType> {
         let (same, listed, expdif): (Option<DataType>, &'static [DataType], bool) = match self {
-            ResultKind::SameAsSource | ResultKind::Reduced | ResultKind::Broadcast => {
-                (Some(src), &[], false)
-            }
+            ResultKind::SameAsSource
+            | ResultKind::Reduced
+            | ResultKind::Broadcast
+            | ResultKind::Transposed => (Some(src), &[], false),
             ResultKind::Index => (None, ARG_RESULTS, false),
             ResultKind::ExpDif => (None, &[], true),
             ResultKind::Predicate => (Some(PREDICATE_DTYPE), &[], false),
@@ -104,7 +129,10 @@ impl ResultKind {
             ResultKind::ExpDif | ResultKind::Converted => requested,
             ResultKind::Index => DataType::U32,
             ResultKind::Predicate => PREDICATE_DTYPE,
-            ResultKind::SameAsSource | ResultKind::Reduced | ResultKind::Broadcast => src,
+            ResultKind::SameAsSource
+            | ResultKind::Reduced
+            | ResultKind::Broadcast
+            | ResultKind::Transposed => src,
             ResultKind::Matrix => src.matrix_accumulator(),
         }
     }
@@ -125,8 +153,11 @@ pub struct DatrFields {
     pub sat: bool,
     /// Canonicalize (TCVT).
     pub canonicalize: bool,
-    /// Layout (TCVT).
+    /// Layout (TCVT, TMOV, TTRANS).
     pub layout: bool,
+    /// The op ignores the pad and its B.DATR PadValueOrByteId must be 00 (`pad_union:
+    /// must-zero` in the header's `datr_contract`: TMOV, TTRANS); every other op reads it.
+    pub pad_must_be_zero: bool,
 }
 
 impl OpKind {
@@ -148,11 +179,20 @@ impl OpKind {
                 sat: true,
                 canonicalize: true,
                 layout: true,
+                pad_must_be_zero: false,
             },
             // TMOV reads only Layout; a DataType other than DTYPE_NONE retypes the copy
             // (docs/isa.md §13.5), which ptoc never asks for.
             OpKind::Move => DatrFields {
                 layout: true,
+                pad_must_be_zero: true,
+                ..DatrFields::default()
+            },
+            // TTRANS reads only Layout, which ptoc keeps NORM (docs/isa.md §19 decision 57),
+            // and always leaves its padding Null whatever the pad field says.
+            OpKind::Transpose => DatrFields {
+                layout: true,
+                pad_must_be_zero: true,
                 ..DatrFields::default()
             },
             // The matrix ops: BType (the right operand's type), RMode and Sat
@@ -170,6 +210,27 @@ impl OpKind {
             | OpKind::Select
             | OpKind::TileScalar(_)
             | OpKind::FillScalar => DatrFields::default(),
+        }
+    }
+
+    /// Whether the op's TEPL bundle has a closed schema (`SelectedBundleClosed*SchemaLegal` in
+    /// `asl/block/model/dispatch/`): one B.IOT laid out as the op's `bindings` say, LB0
+    /// required, LB1 defaulting to 1 and LB2 to LB0, and no B.IOR unless the op reads a
+    /// scalar. TTRANS has none: the generic path takes the bindings in any layout, an all-zero
+    /// B.IOR, and each absent LBn from the source (`ResolveBundleTileDestinations`,
+    /// docs/isa.md §19). TMOV (a TLSU op) and the matrix ops (CUBE) commit elsewhere.
+    pub fn closed_schema(self) -> bool {
+        match self {
+            OpKind::Transpose | OpKind::Move | OpKind::Matmul { .. } => false,
+            OpKind::Reduce(..)
+            | OpKind::Expand(..)
+            | OpKind::Binary(_)
+            | OpKind::Unary(_)
+            | OpKind::Compare
+            | OpKind::Select
+            | OpKind::Convert
+            | OpKind::TileScalar(_)
+            | OpKind::FillScalar => true,
         }
     }
 
@@ -196,6 +257,7 @@ impl OpKind {
             | OpKind::Select
             | OpKind::Convert
             | OpKind::Move
+            | OpKind::Transpose
             | OpKind::Matmul { .. } => return None,
         };
         let bits = OpKind::scalar_element(dtype, raw);
@@ -233,6 +295,17 @@ mod tests {
     }
 
     #[test]
+    fn transposes_swap_the_valid_shape() {
+        // A 16x64 tile, valid 16x64, becomes valid 64x16 in 16 columns; valid 2x3 in 4 columns
+        // becomes valid 3x2 in 2 columns; valid 5x1 becomes 1x5 in 8 columns.
+        assert_eq!(g(64, 16, 64).transposed(), Some(g(16, 64, 16)));
+        assert_eq!(g(4, 2, 3).transposed(), Some(g(2, 3, 2)));
+        assert_eq!(g(1, 5, 1).transposed(), Some(g(8, 1, 5)));
+        assert_eq!(g(1, 32769, 1).transposed(), None);
+        assert_eq!(g(8, 3, 7).transposed_valid(), (7, 3));
+    }
+
+    #[test]
     fn broadcasts_are_recognised_only_between_different_shapes() {
         let full = g(64, 16, 64);
         assert_eq!(Axis::broadcast_of(full, g(1, 16, 1)), Some(Axis::Row));
@@ -261,6 +334,9 @@ mod tests {
         assert_eq!(legal(ResultKind::Predicate, FP32), [U8]);
         assert_eq!(legal(ResultKind::Converted, S8).len(), 16);
         assert_eq!(ResultKind::Converted.encoded(FP32, U8), U8);
+        // TTRANS: "same data type" (`TileOperandsLegal_TTRANS`).
+        assert_eq!(legal(ResultKind::Transposed, BF16), [BF16]);
+        assert_eq!(ResultKind::Transposed.encoded(U16, U16), U16);
     }
 
     /// `tile-bound-tcvt-datr-001.asl`: TCVT reads PadValue, Sat, Canonicalize, DataType, RMode
@@ -286,6 +362,19 @@ mod tests {
         );
         assert_eq!(OpKind::Select.datr_fields(), DatrFields::default());
         assert_eq!(OpKind::FillScalar.datr_fields(), DatrFields::default());
+        // TTRANS.asl `datr_contract`: allowed_nonzero_fields ["Layout"], pad_union "must-zero".
+        assert_eq!(
+            OpKind::Transpose.datr_fields(),
+            DatrFields {
+                layout: true,
+                pad_must_be_zero: true,
+                ..DatrFields::default()
+            }
+        );
+        assert!(
+            !OpKind::Transpose.closed_schema()
+                && OpKind::Unary(crate::UnaryOp::Abs).closed_schema()
+        );
     }
 
     /// `TDIVS/tile-bound-tdivs-zero-001.asl`: a U32 zero divisor is illegal, FP32 +0 and −0 are

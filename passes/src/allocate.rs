@@ -301,16 +301,20 @@ fn absolute_registers(
     })
 }
 
-/// Whether a tile's SizeCode is the allocator's to choose (arguments, reduction results and
-/// expand copies), rather than forced by a full-shape source.
+/// Whether a tile's SizeCode is the allocator's to choose (arguments, reduction results,
+/// expand copies and transposes), rather than forced by a full-shape source.
 fn is_fresh(func: &Function, v: ValueId) -> bool {
     match func.value(v).def {
         ValueDef::Arg(_) => true,
         ValueDef::Op(id) => matches!(
             func.ops[id.0 as usize].info.result,
-            ResultKind::Reduced | ResultKind::Index | ResultKind::Broadcast
+            ResultKind::Reduced
+                | ResultKind::Index
+                | ResultKind::Broadcast
+                | ResultKind::Transposed
         ),
-        // (SameAsSource, ExpDif and Converted results are forced by their source.)
+        // (SameAsSource, ExpDif and Converted results are forced by their source; a TTRANS
+        // result's rows and columns are its own, docs/isa.md §19.)
     }
 }
 
@@ -364,6 +368,7 @@ fn sizes(func: &Function, min_rows: &[u32]) -> (Vec<Option<(SizeCode, u32)>>, Ve
             ResultKind::Reduced
             | ResultKind::Index
             | ResultKind::Broadcast
+            | ResultKind::Transposed
             | ResultKind::Matrix => None,
         };
         let result = match full {
@@ -648,6 +653,24 @@ mod tests {
         let got: Vec<_> = a.ops.iter().map(size_rows).collect();
         // reduction: smallest (5x1xf32 = 20 B -> 128 B, 32 rows); forced: the source's 8 rows.
         assert_eq!(got, [(1, 32), (5, 8), (5, 8), (5, 8)]);
+    }
+
+    /// A transpose is a fresh tile: its SizeCode is the smallest holding its own rows and
+    /// columns, not its source's. 16x64xf32 (4 KiB) → 64x16xf32 (4 KiB, 64 rows); a 2x3 of 4
+    /// columns (U16, 16 B → 128 B) → 3x2 in 2 columns, which 128 B gives 32 rows; 5x64xf32
+    /// (2 KiB, 8 rows) → valid 64x5 in 8 columns: 2 KiB, 64 rows.
+    #[test]
+    fn transposes_get_their_own_smallest_size_code() {
+        let mut b = Builder::new();
+        let x = b.arg("x", "16x64xf32");
+        let y = b.arg("y", "2x4xui16, valid=2x3");
+        let z = b.arg("z", "5x64xf32");
+        let t = b.op("t", "TTRANS", &[x], "64x16xf32");
+        let u = b.op("u", "TTRANS", &[y], "3x2xui16");
+        let w = b.op("w", "TTRANS", &[z], "64x8xf32, valid=64x5");
+        let a = allocate(&b.ret(&[t, u, w])).unwrap();
+        let got: Vec<_> = a.ops.iter().map(size_rows).collect();
+        assert_eq!(got, [(6, 64), (1, 32), (5, 64)]);
     }
 
     #[test]

@@ -262,6 +262,7 @@ fn geometry_of(kernel: &GmKernel, block: &Block, g: &mut Geometry) -> Result<(),
                     ResultKind::Reduced
                     | ResultKind::Index
                     | ResultKind::Broadcast
+                    | ResultKind::Transposed
                     | ResultKind::Matrix => None,
                 };
                 let tile_operands: Vec<ValueId> = op

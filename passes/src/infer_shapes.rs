@@ -230,6 +230,21 @@ fn infer_result(func: &mut Function, at: usize) -> Result<u64, Vec<Diagnostic>> 
                 Rule4::Is(v.valid_cols),
             ]
         }
+        // TTRANS (docs/isa.md §19): the valid shape swapped, as many rows as valid rows and the
+        // fewest power-of-two columns holding the valid columns (written ones may be more).
+        OpKind::Transpose => {
+            let (vr, vc) = s.geometry().transposed_valid();
+            let cols = match s.known_geometry().and_then(|g| g.transposed()) {
+                Some(g) => Dim::Known(g.cols),
+                None => Dim::Unknown,
+            };
+            [
+                Rule4::Default(vr),
+                Rule4::Default(cols),
+                Rule4::Is(vr),
+                Rule4::Is(vc),
+            ]
+        }
         // The copy expands: `s` is the broadcast vector; the other axis comes from the result type.
         // TEXPANDS has no tile source (returned above): its result type gives its shape.
         OpKind::FillScalar => return Ok(0),
@@ -418,6 +433,36 @@ mod tests {
         assert_eq!(*f.ty(i), ty("1x64xui32"));
         assert_eq!(*f.ty(c), ty("12x32xf16"));
         assert_eq!(verify_function(&f, Stage::Final), vec![]);
+    }
+
+    /// TTRANS: valid shape swapped, as many rows as valid rows, the fewest power-of-two
+    /// columns: 16x64 → 64x16; valid 2x3 → 3x2 in 2 columns; valid 5x1 → 1x5 in 8 columns. A
+    /// written wider column count stays; a contradicting valid shape is an error.
+    #[test]
+    fn transposes_swap_the_valid_shape() {
+        let mut b = Builder::new();
+        let x = b.arg("x", "16x64xf32");
+        let y = b.arg("y", "2x4xui16, valid=2x3");
+        let z = b.arg("z", "8x1xsi8, valid=5x1");
+        let t = b.op("t", "TTRANS", &[x], "?x?xf32");
+        let u = b.op("u", "TTRANS", &[y], "?x?xui16");
+        let w = b.op("w", "TTRANS", &[z], "?x?xsi8");
+        let v = b.op("v", "TTRANS", &[y], "?x16xui16, valid=3x2");
+        let mut f = b.ret(&[t, u, w, v]);
+        assert_eq!(run(&mut f), Ok((0, 13)));
+        assert_eq!(*f.ty(t), ty("64x16xf32"));
+        assert_eq!(*f.ty(u), ty("3x2xui16"));
+        assert_eq!(*f.ty(w), ty("1x8xsi8, valid=1x5"));
+        assert_eq!(*f.ty(v), ty("3x16xui16, valid=3x2"));
+        assert_eq!(verify_function(&f, Stage::Final), vec![]);
+        let mut b = Builder::new();
+        let x = b.arg("x", "16x64xf32");
+        b.op("t", "TTRANS", &[x], "?x?xf32, valid=16x64");
+        let e = run(&mut b.ret(&[])).unwrap_err();
+        assert!(
+            e[0].contains("'pto.ttrans' op result has valid rows 16, but %x (16x64xf32) gives 64"),
+            "{e:?}"
+        );
     }
 
     #[test]

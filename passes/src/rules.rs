@@ -59,6 +59,8 @@ pub enum Rule {
     Layout,
     /// A matrix op's M, N and K agree across A, B, C, the bias and the result (docs/isa.md §18.4).
     MatrixShape,
+    /// A TTRANS result has its source's valid shape swapped and no pad (docs/isa.md §19).
+    TransposedShape,
 }
 
 impl Rule {
@@ -88,6 +90,7 @@ impl Rule {
             Rule::CMode => "cmode",
             Rule::Layout => "layout",
             Rule::MatrixShape => "matrix-shape",
+            Rule::TransposedShape => "transposed-shape",
         }
     }
 
@@ -116,6 +119,7 @@ impl Rule {
             | Rule::CMode
             | Rule::Layout
             | Rule::MatrixShape
+            | Rule::TransposedShape
             | Rule::NumericControl => FaultClass::TileLegality,
         }
     }

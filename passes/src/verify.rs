@@ -507,6 +507,23 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
         let subject = operand_subject(func, op, i, role, v);
         return vec![defined_here(func, v, viol.at(op.loc.clone(), &subject))];
     }
+    // Every tile-element op writes a NORM (row-major) destination: its B.DATR Layout is never
+    // set (docs/isa.md §9 decision 18, §19 decision 57).
+    let res_layout = func.ty(op.result).layout;
+    if res_layout.is_cube() {
+        let viol = Violation::new(
+            Rule::Layout,
+            format!(
+                "is a {res_layout} tile; {} writes row-major tiles only",
+                info.mnemonic
+            ),
+        )
+        .hint(
+            "drop the layout from the result type; only the matrix ops and pto.tload make CUBE \
+             tiles",
+        );
+        return vec![viol.at(op.loc.clone(), &format!("{} result", op_prefix(op)))];
+    }
     if op.operands.len() != info.sources.len() {
         let names: Vec<&str> = info.sources.iter().map(|r| r.name()).collect();
         let v = Violation::new(
@@ -599,6 +616,7 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
             ResultKind::SameAsSource
             | ResultKind::Reduced
             | ResultKind::Broadcast
+            | ResultKind::Transposed
             | ResultKind::Matrix => Violation::new(
                 Rule::SameType,
                 format!(
@@ -710,6 +728,14 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
                 report(None, v);
             }
         }
+        // TTRANS (docs/isa.md §19): the result's valid shape is the source's swapped; its
+        // physical columns are its own (any power of two holding them, `tile_violations`),
+        // and its padding is Null.
+        OpKind::Transpose => {
+            if let Some(v) = transposed_result(&src_ty, &res_ty) {
+                report(None, v);
+            }
+        }
         // Every operand and the result have the typed source's physical and valid shape
         // (`TileShapeAndTypeMatch`/`TileLogicalShapeMatch`, docs/isa.md §1.9).
         // TEXPANDS has no tile source (returned above); its result type gives its shape.
@@ -739,11 +765,16 @@ pub fn op_violations(func: &Function, op: &Op, stage: Stage) -> Vec<Diagnostic> 
     .filter_map(|(name, bad)| bad.then_some(name))
     .collect();
     if !unread.is_empty() {
+        // The copies (TMOV, TTRANS) compute nothing to round.
+        let does = match info.kind {
+            OpKind::Move | OpKind::Transpose => "copies bits",
+            _ => "rounds RNE and never saturates",
+        };
         errors.push(
             Violation::new(
                 Rule::NumericControl,
                 format!(
-                    "has {}, but {} rounds RNE and never saturates (its B.DATR RMode and Sat must be 0)",
+                    "has {}, but {} {does} (its B.DATR RMode and Sat must be 0)",
                     unread.join(" and "),
                     info.mnemonic
                 ),
@@ -834,6 +865,42 @@ fn full_shape(
         )
         .hint(format!("use {}", shape(&want))),
     )
+}
+
+/// A TTRANS result against its source: the source's valid shape swapped, no pad
+/// (`TileOperandsLegal_TTRANS`, `TTRANS`; docs/isa.md §19).
+fn transposed_result(src: &TileType, res: &TileType) -> Option<Violation> {
+    let (want_rows, want_cols) = src.geometry().transposed_valid();
+    let swapped = want_rows.agrees(res.valid_rows) && want_cols.agrees(res.valid_cols);
+    if swapped && res.pad == ptoc_isa::PadValue::Null {
+        return None;
+    }
+    let mut want = *res;
+    want.pad = ptoc_isa::PadValue::Null;
+    if let (Some(vr), Some(vc)) = (want_rows.known(), want_cols.known()) {
+        if let Some(g) = src.known_geometry().and_then(Geometry::transposed) {
+            want.rows = Dim::Known(vr);
+            want.cols = Dim::Known(g.cols);
+            want.valid_rows = Dim::Known(vr);
+            want.valid_cols = Dim::Known(vc);
+        }
+    }
+    let problem = if swapped {
+        format!(
+            "has shape {}, but TTRANS leaves its padding undefined (a pad would need a B.DATR \
+             PadValue, which TTRANS refuses)",
+            shape(res)
+        )
+    } else {
+        format!(
+            "has shape {}, but the transpose of the source {} has valid shape {}x{}",
+            shape(res),
+            shape(src),
+            want_rows,
+            want_cols
+        )
+    };
+    Some(Violation::new(Rule::TransposedShape, problem).hint(format!("use {}", shape(&want))))
 }
 
 /// The broadcast source of an expand against the full shape `full`: the axis's vector of it
@@ -1146,6 +1213,62 @@ mod tests {
             "'pto.tcolprod' op result",
         );
         assert!(e.contains("use 1x64xf32 ["), "{e}");
+    }
+
+    /// TTRANS: the result's valid shape is the source's swapped, in any power-of-two columns
+    /// holding it, with no pad; same type; row-major source and result.
+    #[test]
+    fn ttrans_rules() {
+        let check = |src: &str, res: &str| {
+            let mut b = Builder::new();
+            let x = b.arg("x", src);
+            b.op("t", "TTRANS", &[x], res);
+            errors(&b.ret(&[]))
+        };
+        assert_eq!(check("16x64xf32", "64x16xf32"), Vec::<String>::new());
+        assert_eq!(
+            check("2x4xui16, valid=2x3", "3x8xui16, valid=3x2"),
+            Vec::<String>::new()
+        );
+        let shape = |src: &str, res: &str| {
+            let mut b = Builder::new();
+            let x = b.arg("x", src);
+            b.op("t", "TTRANS", &[x], res);
+            one_error(&b.ret(&[]), Rule::TransposedShape, "'pto.ttrans' op result")
+        };
+        let e = shape("16x64xf32", "16x64xf32");
+        assert!(
+            e.contains("the transpose of the source 16x64xf32 has valid shape 64x16")
+                && e.contains("use 64x16xf32"),
+            "{e}"
+        );
+        let e = shape("2x4xui16, valid=2x3", "3x2xui16, pad=zero");
+        assert!(
+            e.contains("leaves its padding undefined") && e.contains("use 3x2xui16"),
+            "{e}"
+        );
+        // Types: the result's must be the source's.
+        let mut b = Builder::new();
+        let x = b.arg("x", "16x64xf32");
+        b.op("t", "TTRANS", &[x], "64x16xf16");
+        let e = one_error(&b.ret(&[]), Rule::SameType, "'pto.ttrans' op result");
+        assert!(e.contains("make the result FP32"), "{e}");
+        // CUBE tiles: neither source nor result.
+        let mut b = Builder::new();
+        let x = b.arg("x", "16x64xf16, layout=cube_m16");
+        b.op("t", "TTRANS", &[x], "64x16xf16");
+        one_error(&b.ret(&[]), Rule::Layout, "source operand #0 %x");
+        let mut b = Builder::new();
+        let x = b.arg("x", "64x16xf16");
+        b.op("t", "TTRANS", &[x], "16x64xf16, layout=cube_m16");
+        let e = one_error(&b.ret(&[]), Rule::Layout, "'pto.ttrans' op result");
+        assert!(e.contains("writes row-major tiles only"), "{e}");
+        // Numeric control is TCVT's only.
+        let mut b = Builder::new();
+        let x = b.arg("x", "16x64xf32");
+        b.op("t", "TTRANS", &[x], "64x16xf32");
+        b.func.ops[0].control.sat = true;
+        one_error(&b.ret(&[]), Rule::NumericControl, "'pto.ttrans' op");
     }
 
     #[test]

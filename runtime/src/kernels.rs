@@ -124,8 +124,8 @@ pub enum KernelError {
 /// A tile-scalar op's scalar is its last source, a 1×1 view ([`scalar_elements`]).
 ///
 /// `domain` is (valid rows, valid cols) of the full-shape operand: the destination for binary,
-/// unary and expand ops, the source for reductions. Reductions write `out[r][0]` (row) or
-/// `out[0][c]` (column); everything else writes `out[r][c]` over the domain.
+/// unary and expand ops and TTRANS, the source for reductions. Reductions write `out[r][0]`
+/// (row) or `out[0][c]` (column); everything else writes `out[r][c]` over the domain.
 pub struct Job<'a, 'o> {
     pub kind: OpKind,
     /// The BSTART DataType (the source type).
@@ -169,6 +169,7 @@ pub fn first_zero_divisor(job: &Job) -> Result<Option<(usize, usize)>, KernelErr
         | OpKind::Unary(_)
         | OpKind::Convert
         | OpKind::Move
+        | OpKind::Transpose
         | OpKind::Compare
         | OpKind::Select
         | OpKind::Matmul { .. } => return Ok(None),
@@ -242,6 +243,7 @@ impl LaneVisitor for LaneJob<'_, '_> {
             }
             // TMOV copies bits; the interpreter runs it as a TLSU op, this serves other callers.
             OpKind::Move => map_unary(job, |a: L::Carrier| (a, 0)),
+            OpKind::Transpose => transpose::<L::Carrier>(job),
             OpKind::Convert => {
                 let conversion = Conversion::of(src, dst, job.control).ok_or(unsupported)?;
                 // The destination's carrier width (every arithmetic type is 8 to 64 bits wide).
@@ -313,6 +315,21 @@ fn fill_scalar<C: Carrier>(mut job: Job) -> Result<Flags, KernelError> {
         (vr, vc),
         #[inline(always)]
         |_| std::iter::repeat_n((x, NoStatus), vc),
+    )?;
+    Ok(0)
+}
+
+/// TTRANS: `out[r][c]` is the source's `[c][r]`, bits unchanged and no status
+/// (docs/isa.md §19). The domain is the destination's valid shape, so the source is read over
+/// `domain.1` rows of `domain.0` elements.
+fn transpose<C: Carrier>(mut job: Job) -> Result<Flags, KernelError> {
+    expect_sources(&job, 1)?;
+    let (vr, vc) = job.domain;
+    let src = job.sources[0].rows::<C>()?.whole((vc, vr))?;
+    OutRows::of(&mut job)?.write_rows(
+        (vr, vc),
+        #[inline(always)]
+        |r| (0..vc).map(move |c| (src(c)[r], NoStatus)),
     )?;
     Ok(0)
 }
@@ -793,6 +810,7 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
             | OpKind::Unary(_)
             | OpKind::Convert
             | OpKind::Move
+            | OpKind::Transpose
             | OpKind::Compare
             | OpKind::Select
             | OpKind::Matmul { .. } => {
@@ -861,6 +879,7 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
             | OpKind::Unary(_)
             | OpKind::Convert
             | OpKind::Move
+            | OpKind::Transpose
             | OpKind::Compare
             | OpKind::Select
             | OpKind::Matmul { .. } => {
@@ -887,6 +906,7 @@ impl<'a, S: Carrier> BinaryOperands<'a, S> {
             | OpKind::Unary(_)
             | OpKind::Convert
             | OpKind::Move
+            | OpKind::Transpose
             | OpKind::Compare
             | OpKind::Select
             | OpKind::Matmul { .. } => (self.rows, self.len),
@@ -1094,6 +1114,7 @@ mod tests {
                 | OpKind::Unary(_)
                 | OpKind::Convert
                 | OpKind::Move
+                | OpKind::Transpose
                 | OpKind::Compare
                 | OpKind::Select
                 | OpKind::Matmul { .. } => full_b.get(r * cols + c),

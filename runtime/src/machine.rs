@@ -557,13 +557,24 @@ impl Machine {
         }
         // 6. B.DATR applicability.
         let (pad, control) = check_datr(op, block.datr)?;
-        // 7. Closed schema.
-        check_binding_layout(op, block)?;
+        // 7. Closed schema. TTRANS has none (docs/isa.md §19): its bindings may come in any
+        // layout, and B.DIM describes its destination with the source filling in what is
+        // absent.
+        if op.kind.closed_schema() {
+            check_binding_layout(op, block)?;
+        }
         let src_type = start.dtype;
         if !op.accepts(src_type) {
             return legality(format!("{} does not accept {src_type}", op.mnemonic));
         }
-        let dims = bundle_dims(block)?;
+        let dims = if op.kind.closed_schema() {
+            bundle_dims(block)?
+        } else {
+            destination_dims(block, self.source(sources[0])?)?
+        };
+        if op.kind == OpKind::Transpose {
+            check_row_major_destination(op, block.datr)?;
+        }
         let dst_type = destination_type(op, src_type, block.datr)?;
         if op.kind == OpKind::Convert {
             check_tcvt_representation(block.datr)?;
@@ -608,6 +619,11 @@ impl Machine {
                     op.mnemonic
                 ),
             ));
+        }
+        // Without a closed schema (TTRANS) an all-zero B.IOR binds nothing and is accepted,
+        // as for TMOV (docs/isa.md §13.2, §19).
+        if !op.takes_scalar() && !op.kind.closed_schema() {
+            return Ok(None);
         }
         if !op.takes_scalar() {
             return legality(format!("{} takes no B.IOR", op.mnemonic));
@@ -655,6 +671,8 @@ impl Machine {
                 self.check_divisors(op, src_type, dims, sources)?;
             }
             OpKind::Binary(_) | OpKind::Unary(_) | OpKind::Convert | OpKind::Move => {}
+            // No closed schema: everything is `TileOperandsLegal_TTRANS`'s, after allocation.
+            OpKind::Transpose => {}
             // The matrix ops commit on the CUBE path (`crate::cube`).
             OpKind::Matmul { .. } => {
                 return legality(format!("{} is not a tile-element op", op.mnemonic))
@@ -738,6 +756,7 @@ impl Machine {
             | OpKind::Unary(_)
             | OpKind::Convert
             | OpKind::Move
+            | OpKind::Transpose
             | OpKind::Compare
             | OpKind::Select
             | OpKind::Matmul { .. } => (dims.valid_rows as usize, dims.valid_cols as usize),
@@ -787,6 +806,7 @@ impl Machine {
             | OpKind::Unary(_)
             | OpKind::Convert
             | OpKind::Move
+            | OpKind::Transpose
             | OpKind::Compare
             | OpKind::Select
             | OpKind::Matmul { .. } => dims,
@@ -915,8 +935,13 @@ impl Machine {
                     t.dtype
                 ));
             }
-            // Copies (expand copies, TSEL) move bits and never look at encodings.
-            let copy = matches!(op.kind, OpKind::Expand(_, None) | OpKind::Select);
+            // Copies (expand copies, TSEL) move bits and never look at encodings; TTRANS
+            // checks them only for types wider than 32 bits, which all encodings of ptoc's
+            // types are valid for (`TileCarrierOnlyDataTypeSupported`, docs/isa.md §19).
+            let copy = matches!(
+                op.kind,
+                OpKind::Expand(_, None) | OpKind::Select | OpKind::Transpose
+            );
             if !copy && role.carries_type() {
                 if let Some(bits) = t.first_invalid_encoding() {
                     return legality(format!(
@@ -949,7 +974,7 @@ impl Machine {
                 | OperandRole::Pred
                 | OperandRole::SrcTrue
                 | OperandRole::SrcFalse => true,
-                OperandRole::Src => !matches!(op.kind, OpKind::Reduce(..)),
+                OperandRole::Src => !matches!(op.kind, OpKind::Reduce(..) | OpKind::Transpose),
                 OperandRole::Bcast
                 | OperandRole::Left
                 | OperandRole::Right
@@ -963,6 +988,18 @@ impl Machine {
                 return legality(format!(
                     "{} {reg} is {t}; the destination is {dst}",
                     role.name()
+                ));
+            }
+            // `TileOperandsLegal_TTRANS`: the destination's valid shape is the source's
+            // swapped (its physical shape is free).
+            if op.kind == OpKind::Transpose
+                && (dst.valid_rows, dst.valid_cols) != t.geometry().transposed_valid()
+            {
+                return legality(format!(
+                    "{} {reg} is {t}; its transpose is valid {}x{}, the destination {dst}",
+                    role.name(),
+                    t.valid_cols,
+                    t.valid_rows
                 ));
             }
         }
@@ -1069,8 +1106,18 @@ fn check_datr(op: &OpInfo, datr: Option<Datr>) -> Checked<(PadValue, NumericCont
     if !reads.data_type && !PROFILE.datr_datatype_ignored_when_not_applicable && d.dtype.is_some() {
         extra.push("DataType");
     }
+    // An op that ignores the pad (TTRANS, whose padding is always Null) needs the field 00
+    // (`pad_union: must-zero`).
+    if reads.pad_must_be_zero && d.pad != PadValue::Zero {
+        extra.push("PadValueOrByteId");
+    }
+    let pad = if reads.pad_must_be_zero {
+        PadValue::Null
+    } else {
+        d.pad
+    };
     if extra.is_empty() {
-        Ok((d.pad, NumericControl::from_fields(d.rmode, d.sat)))
+        Ok((pad, NumericControl::from_fields(d.rmode, d.sat)))
     } else {
         legality(format!(
             "B.DATR field(s) {} must be zero for {}",
@@ -1104,6 +1151,18 @@ fn check_binding_layout(op: &OpInfo, block: &Block) -> Checked<()> {
         ),
     };
     legality(format!("{} needs {want}", op.mnemonic))
+}
+
+/// TTRANS's destination layout is B.DATR Layout's (`CurrentBundleTileLayout`); ptoc models
+/// row-major tiles only, so a Layout other than NORM faults (docs/isa.md §19 decision 57).
+fn check_row_major_destination(op: &OpInfo, datr: Option<Datr>) -> Checked<()> {
+    match datr {
+        Some(d) if d.layout != 0 => legality(format!(
+            "{} with B.DATR Layout {}: the interpreter models only NORM destinations",
+            op.mnemonic, d.layout
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// TCVT's representation fields (`SelectedBundleClosedTCVTSchemaLegal`, docs/isa.md §1.10):
@@ -1140,6 +1199,22 @@ fn bundle_dims(block: &Block) -> Checked<Dims> {
         valid_cols,
         valid_rows: block.dims[1].unwrap_or(1),
         cols: block.dims[2].unwrap_or(valid_cols),
+    })
+}
+
+/// The destination geometry of an op without a closed schema (TTRANS): each LBn that is
+/// present, else the shape source's (its first source): LB0 its valid columns, LB1 its valid
+/// rows, LB2 its physical columns (`BundleDestinationValidColumns`, `…ValidRows`,
+/// `…PhysicalColumns`, `asl/block/model/dispatch/destination-shape.asl`). An LBn written as 0
+/// is illegal (§17 decision 44).
+fn destination_dims(block: &Block, source: &Tile) -> Checked<Dims> {
+    if let Some(lb) = (0..3).find(|&i| block.dims[i] == Some(0)) {
+        return legality(format!("B.DIM LB{lb} is 0"));
+    }
+    Ok(Dims {
+        valid_cols: block.dims[0].unwrap_or(source.valid_cols),
+        valid_rows: block.dims[1].unwrap_or(source.valid_rows),
+        cols: block.dims[2].unwrap_or(source.cols),
     })
 }
 

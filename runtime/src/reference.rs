@@ -367,6 +367,26 @@ fn evaluate_tile_op(
             }
             (vr, vc)
         }
+        // `TileOperandsLegal_TTRANS`: the result's valid shape is the source's swapped; its
+        // physical columns are its own. The domain is the result's valid shape.
+        OpKind::Transpose => {
+            let src = operands[0];
+            if (vr, vc) != src.geometry().transposed_valid() {
+                return Err(format!(
+                    "result is {}; the transpose of {src} is valid {}x{}",
+                    described(result),
+                    src.valid_cols,
+                    src.valid_rows
+                ));
+            }
+            // The padding is always Null (`TTRANS` publishes it so).
+            if result_ty.pad != PadValue::Null {
+                return Err(format!(
+                    "result type {result_ty} asks for a pad; TTRANS leaves its padding Null"
+                ));
+            }
+            (vr, vc)
+        }
         OpKind::Binary(_)
         | OpKind::TileScalar(_)
         | OpKind::FillScalar
@@ -391,9 +411,11 @@ fn evaluate_tile_op(
                 "operand {t} has undefined elements in its valid region"
             ));
         }
+        // TTRANS checks encodings only above 32 bits, where every encoding is valid
+        // (docs/isa.md §19).
         let copy = matches!(
             info.kind,
-            OpKind::Expand(_, None) | OpKind::Select | OpKind::Move
+            OpKind::Expand(_, None) | OpKind::Select | OpKind::Move | OpKind::Transpose
         );
         if !copy && !t.is_predicate() && t.first_invalid_encoding().is_some() {
             return Err(format!("operand {t} holds an invalid {} encoding", t.dtype));

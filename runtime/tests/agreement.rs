@@ -150,10 +150,12 @@ fn run_case(c: &Case, seed: &[(u64, Option<usize>)]) -> Result<(), TestCaseError
         .unwrap();
     let tiles = [full, bcast, right, pred];
     let cmode = ptoc_isa::CmpMode::ALL[(seed[0].0 % 6) as usize];
-    // Destination geometry.
+    // Destination geometry; a transpose's is the valid shape swapped in the fewest columns.
+    let transpose = c.op.kind == OpKind::Transpose;
     let (dcols, dvr, dvc) = match (c.op.result, axis) {
         (ResultKind::Reduced | ResultKind::Index, Axis::Row) => (1, c.vr, 1),
         (ResultKind::Reduced | ResultKind::Index, Axis::Col) => (c.cols, 1, c.vc),
+        (ResultKind::Transposed, _) => (c.vr.next_power_of_two(), c.vc, c.vr),
         _ => (c.cols, c.vr, c.vc),
     };
     let size = match c.op.result {
@@ -161,9 +163,10 @@ fn run_case(c: &Case, seed: &[(u64, Option<usize>)]) -> Result<(), TestCaseError
             SizeCode::giving_rows(tiles[0].rows, c.cols, c.dst.bits())
         }
         ResultKind::Predicate => SizeCode::for_predicate(tiles[0].rows, c.cols),
-        ResultKind::Reduced | ResultKind::Index | ResultKind::Broadcast => {
-            SizeCode::smallest_for(dvr, dcols, c.dst.bits())
-        }
+        ResultKind::Reduced
+        | ResultKind::Index
+        | ResultKind::Broadcast
+        | ResultKind::Transposed => SizeCode::smallest_for(dvr, dcols, c.dst.bits()),
         ResultKind::Matrix => unreachable!("only TEPL ops are generated"),
     };
     let Some(size) = size else { return Ok(()) };
@@ -193,21 +196,29 @@ fn run_case(c: &Case, seed: &[(u64, Option<usize>)]) -> Result<(), TestCaseError
         Some(DataType::FP64)
     };
     let compare = c.op.kind == OpKind::Compare;
+    // TTRANS: a B.DATR (when the case has a pad) must carry pad field 00, and the padding is
+    // Null either way (docs/isa.md §19).
+    let datr_pad = if transpose { PadValue::Zero } else { c.pad };
     let datr_word = (c.pad != PadValue::Null || retyped || compare).then(|| {
         Instruction::BDatr(Datr {
             cmode: if compare { cmode.code() } else { 0 },
             rmode: c.control.rmode_code(),
             sat: c.control.sat,
-            ..Datr::with(datr_dtype, c.pad)
+            ..Datr::with(datr_dtype, datr_pad)
         })
         .encode()
     });
     let lb2 = if c.cols != c.vc { c.cols } else { 0 };
     let mut words = vec![bstart(c.op.mnemonic, c.src)];
     words.extend(datr_word);
-    words.extend([dim(0, c.vc), dim(1, c.vr)]);
-    if lb2 != 0 {
-        words.push(dim(2, lb2));
+    if transpose {
+        // B.DIM describes the destination, all three LBs.
+        words.extend([dim(0, dvc), dim(1, dvr), dim(2, dcols)]);
+    } else {
+        words.extend([dim(0, c.vc), dim(1, c.vr)]);
+        if lb2 != 0 {
+            words.push(dim(2, lb2));
+        }
     }
     // One B.IOT per binding of the op's row; the destination on the last.
     let mut rest = &regs[..];
@@ -238,7 +249,8 @@ fn run_case(c: &Case, seed: &[(u64, Option<usize>)]) -> Result<(), TestCaseError
         ty.with_valid(t.valid_rows, t.valid_cols)
     };
     let args: Vec<_> = tiles.iter().map(|t| f.add_arg(None, ty(t))).collect();
-    let result_ty = ty(got).with_valid(dvr, dvc).with_pad(c.pad);
+    let result_pad = if transpose { PadValue::Null } else { c.pad };
+    let result_ty = ty(got).with_valid(dvr, dvc).with_pad(result_pad);
     let operands = regs.iter().map(|&r| args[r as usize]).collect();
     let r = f.push_op(c.op, operands, result_ty, None, Location::unknown());
     if compare {

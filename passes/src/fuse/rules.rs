@@ -284,6 +284,8 @@ fn expand_once(axis: Axis, kind: OpKind) -> Option<TileRewrite> {
         // predicate, and no expand copies a predicate.
         // TMOV copies whole tiles, padding included; it only exists to re-push a tile under
         // queue naming, after fusion. The tile-scalar ops take a scalar no pattern spells.
+        // TTRANS is opaque to every rule: a row broadcast's transpose is a column broadcast
+        // of another shape, and no rule reads through it (docs/isa.md §19).
         OpKind::Expand(..)
         | OpKind::TileScalar(_)
         | OpKind::FillScalar
@@ -292,6 +294,7 @@ fn expand_once(axis: Axis, kind: OpKind) -> Option<TileRewrite> {
         | OpKind::Compare
         | OpKind::Select
         | OpKind::Move
+        | OpKind::Transpose
         | OpKind::Matmul { .. } => return None,
     };
     let expands: Vec<String> = names

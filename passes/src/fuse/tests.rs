@@ -853,6 +853,8 @@ mod random {
         Col,
         /// A TCMP's predicate over two full tiles.
         Pred,
+        /// A full tile's transpose (C×R).
+        Trans,
     }
 
     fn ty(shape: Shape, pad: bool) -> TileType {
@@ -861,6 +863,8 @@ mod random {
             Shape::Row => TileType::new(R, 1, DataType::S32),
             Shape::Col => TileType::new(1, C, DataType::S32),
             Shape::Pred => TileType::predicate(R, C),
+            // A TTRANS result has no pad (docs/isa.md §19).
+            Shape::Trans => return TileType::new(C, R, DataType::S32),
         };
         if pad {
             t.with_pad(PadValue::Zero)
@@ -906,7 +910,16 @@ mod random {
                 Shape::Col
             };
             let has_pred = vals.iter().any(|(_, s)| *s == Shape::Pred);
-            let (kind, operands, shape) = match what % 13 {
+            let has_trans = vals.iter().any(|(_, s)| *s == Shape::Trans);
+            let (kind, operands, shape) = match what % 16 {
+                // A transpose, of a full tile or back; and a binary op on two transposes.
+                13 => (OpKind::Transpose, vec![of(Shape::Full, p)], Shape::Trans),
+                14 if has_trans => (OpKind::Transpose, vec![of(Shape::Trans, p)], Shape::Full),
+                15 if has_trans => (
+                    OpKind::Binary(op),
+                    vec![of(Shape::Trans, p), of(Shape::Trans, q)],
+                    Shape::Trans,
+                ),
                 10 | 11 => (
                     OpKind::Compare,
                     vec![of(Shape::Full, p), of(Shape::Full, q)],
@@ -1058,6 +1071,15 @@ mod random {
                         *o = if src(0)[i] == 1 { src(1)[i] } else { src(2)[i] };
                     }
                 }
+                // out[r][c] = src[c][r]; physical = valid shape here.
+                OpKind::Transpose => {
+                    let (sr, sc) = dims(op.operands[0]);
+                    for r in 0..sc {
+                        for c in 0..sr {
+                            out[r * sr + c] = src(0)[c * sc + r];
+                        }
+                    }
+                }
                 OpKind::Unary(_)
                 | OpKind::Convert
                 | OpKind::Move
@@ -1075,7 +1097,7 @@ mod random {
 
     fn step() -> impl Strategy<Value = Step> {
         (
-            0u8..13,
+            0u8..16,
             0usize..8,
             0usize..64,
             0usize..64,
