@@ -77,7 +77,7 @@ fn random_kernel(seed: u64) -> String {
             from[rng.gen_range(0..from.len())].clone()
         };
         let ((x, xt), (y, yt)) = (pick(&mut rng, &fulls), pick(&mut rng, &fulls));
-        match rng.gen_range(0..11) {
+        match rng.gen_range(0..12) {
             0 => {
                 let op = ["tadd", "tsub", "tmul", "tdiv", "tmax", "tmin"][rng.gen_range(0..6)];
                 let ty = full_pad(&mut rng);
@@ -211,6 +211,21 @@ fn random_kernel(seed: u64) -> String {
                 ));
                 fulls.push((v, ty));
             }
+            11 => {
+                // TTRANS there and back (docs/isa.md §19): the transpose has valid vc×vr, its
+                // columns left to shape inference or written (the fewest, or twice that); the
+                // transpose of it is a full tile again. Neither may ask for a pad.
+                let mid = if rng.gen_bool(0.5) {
+                    format!("!pto.tile<?x?x{elem}>")
+                } else {
+                    let cols = vr.next_power_of_two() << rng.gen_range(0..=1u32);
+                    tile(vc, cols, vc, vr, elem, "")
+                };
+                body.push(format!("{v}t = \"pto.ttrans\"({x}) : ({xt}) -> {mid}"));
+                let ty = tile(rows, cols, vr, vc, elem, "");
+                body.push(format!("{v} = \"pto.ttrans\"({v}t) : ({mid}) -> {ty}"));
+                fulls.push((v, ty));
+            }
             _ => {
                 // numpy-style broadcasting, made explicit by shape inference.
                 let (b, bt) = pick(&mut rng, &row_vecs);
@@ -320,4 +335,21 @@ fn generator_covers_compare_and_select() {
             .is_some_and(|r| r.contains("xi1"))
     };
     assert!(texts.iter().any(|t| returns_predicate(t)));
+}
+
+/// TTRANS there and back, with the transpose's shape inferred and written, occurs in the
+/// kernels the property test draws from.
+#[test]
+fn generator_covers_ttrans() {
+    let texts: Vec<String> = (0..400u64).map(random_kernel).collect();
+    let inferred = |t: &str| {
+        t.lines()
+            .any(|l| l.contains("\"pto.ttrans\"") && l.contains("-> !pto.tile<?x?x"))
+    };
+    let written = |t: &str| {
+        t.lines()
+            .any(|l| l.contains("t = \"pto.ttrans\"") && !l.contains("-> !pto.tile<?x?x"))
+    };
+    assert!(texts.iter().any(|t| inferred(t)));
+    assert!(texts.iter().any(|t| written(t)));
 }

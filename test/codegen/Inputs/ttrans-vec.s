@@ -1,0 +1,2 @@
+.kernel k
+BSTART.VEC TTRANS, FP32
