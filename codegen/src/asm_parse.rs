@@ -1178,7 +1178,7 @@ fn position(c: &mut Cursor) -> PResult<usize> {
     Ok(c.number("argument position", u16::MAX as u64)? as usize)
 }
 
-/// `.memref NAME, GPR, DT, RxC, pos=N[, stored]`.
+/// `.memref NAME, GPR, DT, RxC, pos=N[, stored][, workspace]`.
 fn parse_memref(c: &mut Cursor) -> PResult<MemRefMeta> {
     let name = name(c)?;
     c.comma()?;
@@ -1190,11 +1190,23 @@ fn parse_memref(c: &mut Cursor) -> PResult<MemRefMeta> {
     c.comma()?;
     let (rows, cols) = shape(c, "a memref shape")?;
     let position = position(c)?;
-    let stored = c.eat(Kind::Comma);
-    if stored {
-        let tok = c.word("'stored'")?;
-        if !tok.text.eq_ignore_ascii_case("stored") {
-            return c.error_at(tok.col, format!("expected 'stored', found '{}'", tok.text));
+    // Then `stored` and `workspace`, each at most once and in that order.
+    let (mut stored, mut workspace) = (false, false);
+    while c.eat(Kind::Comma) {
+        let tok = c.word("'stored' or 'workspace'")?;
+        match tok.text.to_ascii_lowercase().as_str() {
+            "stored" if !stored && !workspace => stored = true,
+            "workspace" if !workspace => workspace = true,
+            _ => {
+                let want = if workspace {
+                    "the end of the line"
+                } else if stored {
+                    "'workspace'"
+                } else {
+                    "'stored' or 'workspace'"
+                };
+                return c.error_at(tok.col, format!("expected {want}, found '{}'", tok.text));
+            }
         }
     }
     c.end()?;
@@ -1206,6 +1218,7 @@ fn parse_memref(c: &mut Cursor) -> PResult<MemRefMeta> {
         rows,
         cols,
         stored,
+        workspace,
     })
 }
 

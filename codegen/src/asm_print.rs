@@ -178,14 +178,15 @@ fn print_header(out: &mut String, k: &Kernel) {
     for m in &k.meta.memrefs {
         let _ = writeln!(
             out,
-            ".memref {}, {}, {}, {}x{}, pos={}{}",
+            ".memref {}, {}, {}, {}x{}, pos={}{}{}",
             quote_name(&m.name),
             metadata::gpr_name(m.gpr),
             m.dtype,
             m.rows,
             m.cols,
             m.position,
-            if m.stored { ", stored" } else { "" }
+            if m.stored { ", stored" } else { "" },
+            if m.workspace { ", workspace" } else { "" }
         );
     }
     for v in &k.meta.scalars {

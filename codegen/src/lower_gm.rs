@@ -26,7 +26,8 @@ use crate::{Bundle, Kernel, KernelMeta, Origin};
 use ptoc_ir::alloc_attrs::{PE_MASK, PROFILE, SRCS};
 use ptoc_ir::check_bounds;
 use ptoc_ir::{
-    ArithOp, Attr, Block, Diagnostic, GmKernel, GmOp, GmOpKind, Location, ScalarType, Type, ValueId,
+    ArithOp, Attr, Block, Diagnostic, GmDef, GmKernel, GmOp, GmOpKind, Location, ScalarType, Type,
+    ValueId,
 };
 use ptoc_isa::encoding::{Datr, Dim, Ior, Iot, IotSources, StdStart, TlsuOp, TlsuStart, Transfer};
 use ptoc_isa::geometry::MAX_DIM;
@@ -48,6 +49,12 @@ const ZERO: u8 = 0;
 
 /// Lower an allocated GM kernel, or report every problem at its location.
 pub fn lower_gm_kernel(kernel: &GmKernel) -> Result<Kernel, Vec<Diagnostic>> {
+    lower(kernel, true)
+}
+
+/// [`lower_gm_kernel`]; when `may_remake` and the scalars alive at once need more registers
+/// than there are, once more with the constants remade at their uses.
+fn lower(kernel: &GmKernel, may_remake: bool) -> Result<Kernel, Vec<Diagnostic>> {
     let err = |m: String| vec![Diagnostic::error(kernel.loc.clone(), m)];
     let pe_mask = match kernel.attrs.get(PE_MASK) {
         Some(Attr::Str(s)) => PeMask::parse(s),
@@ -106,6 +113,7 @@ pub fn lower_gm_kernel(kernel: &GmKernel) -> Result<Kernel, Vec<Diagnostic>> {
                 rows: m.rows,
                 cols: m.cols,
                 stored: stored.contains(&a),
+                workspace: kernel.workspaces.contains(&a),
             }),
             Type::Scalar(ty) => scalars.push(ScalarMeta {
                 name,
@@ -123,7 +131,14 @@ pub fn lower_gm_kernel(kernel: &GmKernel) -> Result<Kernel, Vec<Diagnostic>> {
         return Err(bounds);
     }
     let pool: Vec<u8> = next.copied().collect();
-    allocate_gprs(kernel, &pool, &mut gprs).map_err(|d| vec![d])?;
+    if let Err(d) = allocate_gprs(kernel, &pool, &mut gprs) {
+        // Too many scalars alive at once: remake the constants each loop reads inside it
+        // rather than hold them in registers across the loop, and try again.
+        return match rematerialize_constants(kernel).filter(|_| may_remake) {
+            Some(remade) => lower(&remade, false),
+            None => Err(vec![d]),
+        };
+    }
 
     let mut e = Emitter {
         kernel,
@@ -154,6 +169,60 @@ pub fn lower_gm_kernel(kernel: &GmKernel) -> Result<Kernel, Vec<Diagnostic>> {
             ..KernelMeta::default()
         },
     })
+}
+
+/// `kernel` with every use of a constant reading a copy made just before it, so a constant
+/// holds a register only from there to its use (a loop's bounds and step: through the loop);
+/// `None` when no op reads a constant.
+fn rematerialize_constants(kernel: &GmKernel) -> Option<GmKernel> {
+    fn constants(block: &Block, out: &mut HashMap<ValueId, u64>) {
+        for op in &block.ops {
+            match &op.kind {
+                GmOpKind::Constant(bits) => {
+                    out.insert(op.results[0], *bits);
+                }
+                GmOpKind::For(body) => constants(body, out),
+                _ => {}
+            }
+        }
+    }
+    fn remake(kernel: &mut GmKernel, block: &mut Block, known: &HashMap<ValueId, u64>) -> bool {
+        let mut changed = false;
+        let mut ops = Vec::with_capacity(block.ops.len());
+        for mut op in std::mem::take(&mut block.ops) {
+            let mut copies: HashMap<ValueId, ValueId> = HashMap::new();
+            for v in &mut op.operands {
+                let Some(&bits) = known.get(v) else { continue };
+                let copy = *copies.entry(*v).or_insert_with(|| {
+                    let value = kernel.value(*v).clone();
+                    let copy = kernel.add_value(value.name, value.ty, GmDef::Result(0));
+                    ops.push(GmOp {
+                        kind: GmOpKind::Constant(bits),
+                        operands: Vec::new(),
+                        results: vec![copy],
+                        loc: op.loc.clone(),
+                        attrs: Default::default(),
+                    });
+                    copy
+                });
+                *v = copy;
+                changed = true;
+            }
+            if let GmOpKind::For(body) = &mut op.kind {
+                changed |= remake(kernel, body, known);
+            }
+            ops.push(op);
+        }
+        block.ops = ops;
+        changed
+    }
+    let mut remade = kernel.clone();
+    let mut known = HashMap::new();
+    constants(&remade.body, &mut known);
+    let mut body = std::mem::take(&mut remade.body);
+    let changed = remake(&mut remade, &mut body, &known);
+    remade.body = body;
+    changed.then_some(remade)
 }
 
 /// Whether a value lives in a GPR (scalars; memrefs are arguments).

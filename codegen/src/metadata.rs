@@ -24,7 +24,7 @@ pub const METADATA_SECTION: &str = ".pto.meta";
 /// The `format` string of the metadata document.
 pub(crate) const METADATA_FORMAT: &str = "ptoc-kernel-metadata";
 /// The metadata layout version this crate writes and reads.
-pub const METADATA_VERSION: u64 = 3;
+pub const METADATA_VERSION: u64 = 4;
 
 /// The `dtype` spelling of a predicate tile (packed bits, docs/isa.md §3.6) in the metadata and
 /// the `.arg`/`.result` directives; no DataType has this name.
@@ -172,8 +172,19 @@ pub struct MemRefMeta {
     pub rows: u32,
     /// Columns (elements per row).
     pub cols: u32,
-    /// The kernel stores to it (an output, written by `ptoc run --out-dir`).
+    /// The kernel stores to it.
     pub stored: bool,
+    /// ptoc's working memory, not an argument: the loader maps it zero-filled after the
+    /// arguments, and nobody reads it back (the intermediate tensors between the stages of a
+    /// linalg program, README "Kernels with workspaces").
+    pub workspace: bool,
+}
+
+impl MemRefMeta {
+    /// An output: an argument the kernel stores to, which `ptoc run --out-dir` writes.
+    pub fn is_output(&self) -> bool {
+        self.stored && !self.workspace
+    }
 }
 
 /// How a scalar argument is held in its GPR: the IR's scalar type, spelled in metadata and
@@ -241,8 +252,19 @@ pub(crate) fn parse_gpr(name: &str) -> Option<u8> {
 
 impl KernelMeta {
     /// Check what the argument lists must agree on: names usable as file names and unique,
-    /// positions a permutation of `0..n`, GPRs distinct.
+    /// positions a permutation of `0..n`, GPRs distinct, workspaces after every argument.
     pub fn check_arguments(&self) -> Result<(), String> {
+        let arguments = self.argument_order().len();
+        if let Some(w) = self
+            .memrefs
+            .iter()
+            .find(|m| m.workspace && m.position < arguments)
+        {
+            return Err(format!(
+                "workspace {} at position {} comes before an argument; workspaces follow all {arguments} arguments",
+                w.name, w.position
+            ));
+        }
         let n = self.args.len() + self.memrefs.len() + self.scalars.len();
         let mut positions = vec![false; n];
         let mut gprs = std::collections::HashSet::new();
@@ -276,7 +298,7 @@ impl KernelMeta {
         Ok(())
     }
 
-    /// The kind of the argument at each position, in order.
+    /// The kind of the argument at each position, in order; workspaces are not arguments.
     pub fn argument_order(&self) -> Vec<ArgRef> {
         let n = self.args.len() + self.memrefs.len() + self.scalars.len();
         let mut order = vec![None; n];
@@ -294,6 +316,7 @@ impl KernelMeta {
         order
             .into_iter()
             .map(|slot| slot.unwrap_or_else(|| ArgRef::Tile(tiles.next().unwrap_or(0))))
+            .filter(|arg| !matches!(arg, ArgRef::MemRef(i) if self.memrefs[*i].workspace))
             .collect()
     }
 }
@@ -364,6 +387,7 @@ pub(crate) fn encode<'a>(kernels: impl IntoIterator<Item = (&'a str, &'a KernelM
                     "rows": r.rows,
                     "cols": r.cols,
                     "stored": r.stored,
+                    "workspace": r.workspace,
                 })).collect::<Vec<_>>(),
                 "scalars": m.scalars.iter().map(|s| json!({
                     "name": s.name,
@@ -540,22 +564,25 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Vec<(String, KernelMeta)>, MetaErro
             }
             Ok(tiles)
         };
-        let memrefs = o.each("memrefs", |r| {
-            Ok(MemRefMeta {
-                name: r.str("name")?.to_string(),
-                position: r.u32("position")? as usize,
-                gpr: r.parsed("gpr", "a writable GPR name (a0, s1, …)", parse_gpr)?,
-                dtype: r.parsed("dtype", "an arithmetic DataType name", |t| {
-                    DataType::from_name(t).filter(|t| ptoc_isa::dtype::ARITHMETIC.contains(t))
-                })?,
-                rows: r.u32("rows")?,
-                cols: r.u32("cols")?,
-                stored: r
-                    .get("stored")?
-                    .as_bool()
-                    .ok_or_else(|| field_error(format!("{}.stored", r.path), "not a boolean"))?,
-            })
-        })?;
+        let memrefs =
+            o.each("memrefs", |r| {
+                Ok(MemRefMeta {
+                    name: r.str("name")?.to_string(),
+                    position: r.u32("position")? as usize,
+                    gpr: r.parsed("gpr", "a writable GPR name (a0, s1, …)", parse_gpr)?,
+                    dtype: r.parsed("dtype", "an arithmetic DataType name", |t| {
+                        DataType::from_name(t).filter(|t| ptoc_isa::dtype::ARITHMETIC.contains(t))
+                    })?,
+                    rows: r.u32("rows")?,
+                    cols: r.u32("cols")?,
+                    stored: r.get("stored")?.as_bool().ok_or_else(|| {
+                        field_error(format!("{}.stored", r.path), "not a boolean")
+                    })?,
+                    workspace: r.get("workspace")?.as_bool().ok_or_else(|| {
+                        field_error(format!("{}.workspace", r.path), "not a boolean")
+                    })?,
+                })
+            })?;
         let scalars = o.each("scalars", |r| {
             Ok(ScalarMeta {
                 name: r.str("name")?.to_string(),
@@ -654,6 +681,7 @@ mod tests {
                 rows: 512,
                 cols: 1024,
                 stored: true,
+                workspace: false,
             }],
             scalars: vec![ScalarMeta {
                 name: "n".into(),
@@ -665,7 +693,7 @@ mod tests {
         };
         let bytes = encode([("k", &meta)]);
         let text = String::from_utf8(bytes.clone()).unwrap();
-        assert!(text.contains(r#""memrefs":[{"cols":1024,"dtype":"FP16","gpr":"a0","name":"x","position":0,"rows":512,"stored":true}]"#), "{text}");
+        assert!(text.contains(r#""memrefs":[{"cols":1024,"dtype":"FP16","gpr":"a0","name":"x","position":0,"rows":512,"stored":true,"workspace":false}]"#), "{text}");
         assert!(text.contains(r#""target_profile":"queue""#));
         assert_eq!(decode(&bytes), Ok(vec![("k".to_string(), meta.clone())]));
         assert_eq!(
@@ -696,6 +724,46 @@ mod tests {
     }
 
     #[test]
+    fn workspaces_follow_the_arguments_and_are_not_arguments() {
+        let memref = |name: &str, position, gpr, workspace| MemRefMeta {
+            name: name.into(),
+            position,
+            gpr,
+            dtype: DataType::FP32,
+            rows: 32,
+            cols: 128,
+            stored: true,
+            workspace,
+        };
+        let meta = KernelMeta {
+            profile: NamingModel::Queue,
+            memrefs: vec![memref("x", 0, 2, false), memref("ws0", 1, 3, true)],
+            ..KernelMeta::default()
+        };
+        let bytes = encode([("k", &meta)]);
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        assert!(
+            text.contains(r#""name":"ws0","position":1,"rows":32,"stored":true,"workspace":true"#),
+            "{text}"
+        );
+        assert_eq!(decode(&bytes), Ok(vec![("k".to_string(), meta.clone())]));
+        // The loader maps a workspace; a caller passes only x, and gets only x back.
+        assert_eq!(meta.argument_order(), vec![ArgRef::MemRef(0)]);
+        assert!(meta.memrefs[0].is_output() && !meta.memrefs[1].is_output());
+        let swapped = text
+            .replace(r#""position":0"#, r#""position":9"#)
+            .replace(r#""position":1"#, r#""position":0"#)
+            .replace(r#""position":9"#, r#""position":1"#);
+        let err = decode(swapped.as_bytes()).unwrap_err().to_string();
+        assert!(
+            err.contains("workspace ws0 at position 0 comes before an argument"),
+            "{err}"
+        );
+        let err = decode(text.replace(r#","workspace":false"#, "").as_bytes()).unwrap_err();
+        assert!(err.to_string().contains("workspace"), "{err}");
+    }
+
+    #[test]
     fn rejects_bad_documents() {
         let meta = KernelMeta {
             args: vec![sample_tile("x", 0)],
@@ -703,7 +771,7 @@ mod tests {
         };
         let good = String::from_utf8(encode([("k", &meta)])).unwrap();
         let cases = [
-            (good.replace("\"version\":3", "\"version\":2"), "version 2"),
+            (good.replace("\"version\":4", "\"version\":3"), "version 3"),
             // A predicate's SizeCode must hold its packed bits: 8x16 bits are 16 bytes, so
             // SizeCode 3 holds them, but 2048 rows (4 KiB of bits) do not fit.
             (

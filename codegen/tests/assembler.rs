@@ -380,6 +380,7 @@ fn gm_argument_directives_round_trip() {
 .spec pto-isa-0.58.3-mode-function-v1
 .profile queue
 .memref out, a0, FP32, 6x16, pos=0, stored
+.memref ws0, a3, FP32, 6x16, pos=3, stored, workspace
 .scalar n, a1, index, pos=1
 .scalar alpha, a2, FP32, pos=2
 
@@ -389,7 +390,8 @@ BSTOP
     let kernels = assemble(text, "t.s").unwrap_or_else(|d| panic!("{d:?}"));
     assert_eq!(print_asm(&kernels), text);
     let m = &kernels[0].meta;
-    assert_eq!((m.memrefs.len(), m.scalars.len()), (1, 2));
+    assert_eq!((m.memrefs.len(), m.scalars.len()), (2, 2));
+    assert!(m.memrefs[1].workspace && !m.memrefs[0].workspace);
     let error = |text: &str| {
         let d = assemble(text, "t.s").unwrap_err();
         format!("{}:{}: {}", d[0].loc.line, d[0].loc.col, d[0].message)
@@ -403,6 +405,14 @@ BSTOP
         "1:1: kernel 'k': x: position 1 is taken or past 1"
     );
     assert!(error(".memref x, zero, FP32, 2x2, pos=0").starts_with("1:12: unknown writable GPR"));
+    assert_eq!(
+        error(".memref w, a0, FP32, 2x2, pos=0, workspace, stored"),
+        "1:45: expected the end of the line, found 'stored'"
+    );
+    assert_eq!(
+        error(".kernel k\n.memref w, a0, FP32, 2x2, pos=0, workspace\n.scalar n, a1, index, pos=1\n"),
+        "1:1: kernel 'k': workspace w at position 0 comes before an argument; workspaces follow all 1 arguments"
+    );
     assert!(error(".scalar n, a1, E8M0, pos=0").starts_with("1:16: unknown scalar type"));
     assert!(error(".profile fifo").starts_with("1:10: unknown target profile"));
 }

@@ -138,7 +138,7 @@ fn damaged_files_are_rejected_with_reasons() {
         ElfError::MissingSection(".pto.meta")
     );
     assert!(matches!(
-        with(&rename("\"version\":3", "\"version\":7")),
+        with(&rename("\"version\":4", "\"version\":7")),
         ElfError::Metadata(ptoc_codegen::MetaError::Version(v)) if v == "7"
     ));
     assert!(matches!(

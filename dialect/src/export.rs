@@ -7,7 +7,7 @@ use crate::mlir::Frontend;
 use melior::ir::Module;
 use ptoc_ir::{
     control_attrs, Attr, Block, Diagnostic, Function, GmKernel, GmOp, GmOpKind, Location, Op,
-    ScalarType, Type, ValueId,
+    ScalarType, Type, ValueId, WORKSPACE_ATTR,
 };
 use ptoc_isa::NumericControl;
 use std::collections::BTreeMap;
@@ -168,7 +168,18 @@ fn write_gm_kernel(out: &mut String, kernel: &GmKernel) {
     let args: Vec<String> = kernel
         .args
         .iter()
-        .map(|&id| format!("{}: {} {}", value(id), kernel.ty(id), loc(&kernel.loc)))
+        .map(|&id| {
+            let attrs = match kernel.workspaces.contains(&id) {
+                true => format!(" {{{WORKSPACE_ATTR}}}"),
+                false => String::new(),
+            };
+            format!(
+                "{}: {}{attrs} {}",
+                value(id),
+                kernel.ty(id),
+                loc(&kernel.loc)
+            )
+        })
         .collect();
     let results: Vec<String> = kernel
         .body

@@ -12,13 +12,15 @@ use crate::import::{
 };
 use crate::mlir::text;
 use crate::mlir::Frontend;
-use melior::ir::attribute::{FloatAttribute, IntegerAttribute};
+use melior::ir::attribute::{
+    ArrayAttribute, DictionaryAttribute, FloatAttribute, IntegerAttribute,
+};
 use melior::ir::block::{BlockLike, BlockRef};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{Attribute, RegionLike, Value, ValueLike};
 use ptoc_ir::{
     ArithOp, Block, Diagnostic, GmDef, GmKernel, GmOp, GmOpKind, Location, MemRefType, ScalarType,
-    Type, ValueId,
+    Type, ValueId, WORKSPACE_ATTR,
 };
 use ptoc_isa::ops;
 use ptoc_isa::DataType;
@@ -87,13 +89,34 @@ pub(crate) fn import_gm_kernel(
         values: HashMap::new(),
     };
     let mut errors = Vec::new();
+    let workspaces = workspace_arguments(&op);
+    let is_workspace = |i: usize| workspaces.get(i).copied().unwrap_or(false);
     for i in 0..block.argument_count() {
         let Ok(arg) = block.argument(i) else { continue };
         let arg_loc = frontend.location(arg.location());
         match value_type(arg.r#type(), &arg_loc, &format!("argument #{i}")) {
             Ok(ty) => {
+                let memref = ty.memref().is_some();
                 let id = importer.kernel.add_arg(ssa_name_at(lines, &arg_loc), ty);
                 importer.values.insert(arg.to_raw().ptr, id);
+                if !is_workspace(i) {
+                    continue;
+                }
+                let refuse = |why: &str| {
+                    Diagnostic::error(
+                        arg_loc.clone(),
+                        format!("argument #{i} is marked {{{WORKSPACE_ATTR}}} but {why}"),
+                    )
+                };
+                if !memref {
+                    errors.push(refuse("is not a memref; a workspace is GM memory"));
+                } else if (i..block.argument_count()).any(|j| !is_workspace(j)) {
+                    errors.push(refuse(
+                        "an argument follows it; workspaces come after every argument",
+                    ));
+                } else {
+                    importer.kernel.workspaces.push(id);
+                }
             }
             Err(e) => errors.push(e),
         }
@@ -106,6 +129,24 @@ pub(crate) fn import_gm_kernel(
     importer.block(block, &mut body).map_err(|e| vec![e])?;
     importer.kernel.body = body;
     Ok(importer.kernel)
+}
+
+/// Which of a `func.func`'s arguments carry the unit attribute [`WORKSPACE_ATTR`].
+fn workspace_arguments(op: &OperationRef) -> Vec<bool> {
+    let Some(array) = op
+        .attribute("arg_attrs")
+        .ok()
+        .and_then(|a| ArrayAttribute::try_from(a).ok())
+    else {
+        return Vec::new();
+    };
+    (0..array.len())
+        .map(|i| {
+            let dict = array.element(i).ok();
+            let dict = dict.and_then(|d| DictionaryAttribute::try_from(d).ok());
+            dict.is_some_and(|d| d.element_by_name(WORKSPACE_ATTR).is_some())
+        })
+        .collect()
 }
 
 /// A GM kernel value's type: a tile, a static 2-D identity-layout memref, or a scalar.

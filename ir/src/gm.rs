@@ -410,6 +410,10 @@ impl GmOp {
     }
 }
 
+/// The argument attribute (a unit attribute, `%ws: memref<32x128xf32> {pto.workspace}`) that
+/// marks a GM kernel's memref argument as a workspace ([`GmKernel::workspaces`]).
+pub const WORKSPACE_ATTR: &str = "pto.workspace";
+
 /// A kernel over global memory with loops: arguments, one value table, and a body block.
 #[derive(Clone, Debug, Default)]
 pub struct GmKernel {
@@ -425,6 +429,10 @@ pub struct GmKernel {
     pub body: Block,
     /// Attributes on the kernel itself (target profile, PE mask).
     pub attrs: BTreeMap<String, Attr>,
+    /// The memref arguments that are ptoc's working memory rather than the caller's (the
+    /// tensors between a linalg program's stages): the last arguments, zero-filled by the
+    /// loader, never outputs (codegen/METADATA.md `workspace`).
+    pub workspaces: Vec<ValueId>,
 }
 
 impl GmKernel {

@@ -22,6 +22,6 @@ pub use func::{
 };
 pub use gm::{
     check_bounds, ArithOp, Block, Carried, GmDef, GmKernel, GmOp, GmOpKind, GmValue, MemRefType,
-    ScalarType, Type,
+    ScalarType, Type, WORKSPACE_ATTR,
 };
 pub use tile_type::{element_name, parse_element, Dim, TileType, TileTypeError};

@@ -29,6 +29,8 @@
 
 mod collapse;
 mod contraction;
+mod stages;
+mod transpose;
 
 use crate::{Options, Pass, PassContext};
 use ptoc_ir::gm_build::GmBuilder;
@@ -187,11 +189,19 @@ impl Analysis {
     }
 }
 
+/// A converted kernel with its remarks, or why not.
+type Converted = Result<(GmKernel, Vec<Diagnostic>), Vec<Diagnostic>>;
+
 /// Convert one program: its kernel, and a remark at each op an option let the lowering change.
-pub fn convert(
-    program: &Program,
-    options: &Options,
-) -> Result<(GmKernel, Vec<Diagnostic>), Vec<Diagnostic>> {
+pub fn convert(program: &Program, options: &Options) -> Converted {
+    let program = transpose::split_transposed_operands(program);
+    let program = program.as_ref();
+    if let Some(kernel) = stages::convert(program, options) {
+        return kernel;
+    }
+    if let Some(kernel) = transpose::convert(program, options) {
+        return kernel;
+    }
     if let Some(kernel) = contraction::convert(program, options) {
         return kernel;
     }
@@ -500,7 +510,7 @@ fn map_role(
             return Err(error(
                 loc,
                 format!(
-                    "operand #{operand} is read through a map that transposes it (or reads a diagonal); ptoc reads each tensor in its own row-major order, and the ISA has no transposing tile op"
+                    "operand #{operand} is read through a map that transposes it (or reads a diagonal); ptoc reads each tensor in its own row-major order and transposes only in a generic that does nothing else (linalg.transpose): transpose first, then compute"
                 ),
             ));
         }

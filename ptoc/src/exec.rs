@@ -27,7 +27,7 @@ pub struct Run {
     pub flags: Flags,
     /// Every result tile, whole (physical shape, padding and definedness), in metadata order.
     pub results: Vec<Tile>,
-    /// Each stored memref (`MemRefMeta::stored`), in metadata order: its elements row-major.
+    /// Each output memref ([`MemRefMeta::is_output`]), in metadata order: its elements row-major.
     pub memrefs: Vec<Vec<u64>>,
 }
 
@@ -351,6 +351,15 @@ fn execute_with(
             }
         }
     }
+    // Workspaces follow the arguments, zero-filled (codegen/METADATA.md).
+    for (i, m) in kernel.meta.memrefs.iter().enumerate() {
+        if m.workspace {
+            let zeros = vec![0; m.rows as usize * m.cols as usize];
+            let base = machine.map_gm(memref_bytes(m, &zeros));
+            machine.set_gpr(m.gpr as usize, base);
+            bases[i] = base;
+        }
+    }
     // Tiles are loaded in argument order (queue naming pushes them in that order).
     for (meta, values) in tiles {
         let refused = |reason: String| ExecError::Load {
@@ -382,7 +391,7 @@ fn execute_with(
     let stored = |machine: &Machine| -> Vec<Vec<u64>> {
         let memrefs = kernel.meta.memrefs.iter().zip(&bases);
         memrefs
-            .filter(|(m, _)| m.stored)
+            .filter(|(m, _)| m.is_output())
             .map(|(m, &base)| memref_values(m, machine.gm_buffer(base).unwrap_or_default()))
             .collect()
     };
@@ -466,7 +475,7 @@ pub fn run(kernel: &Kernel, inputs: &[Tensor]) -> Result<Outputs, ExecError> {
         .zip(&run.results)
         .map(|(meta, tile)| valid_region(meta, tile).map(|t| (meta.name.clone(), t)))
         .collect::<Result<_, _>>()?;
-    let stored = kernel.meta.memrefs.iter().filter(|m| m.stored);
+    let stored = kernel.meta.memrefs.iter().filter(|m| m.is_output());
     let memrefs = stored
         .zip(run.memrefs)
         .map(|(m, values)| {

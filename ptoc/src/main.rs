@@ -558,7 +558,7 @@ fn run_kernel(
                 .map_err(|e| format!("error: {e}"))?;
             write_output(Some(&result_file(dir, &meta.name)?), &bytes)?;
         }
-        let stored = kernel.meta.memrefs.iter().filter(|m| m.stored);
+        let stored = kernel.meta.memrefs.iter().filter(|m| m.is_output());
         for (m, values) in stored.zip(&run.memrefs) {
             let bytes = npy::write_output(m.dtype, m.rows, m.cols, values)
                 .map_err(|e| format!("error: {e}"))?;

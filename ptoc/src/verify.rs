@@ -610,6 +610,10 @@ pub fn random_gm_args(
         .iter()
         .enumerate()
         .map(|(i, &id)| match kernel.ty(id) {
+            // A workspace starts as the loader leaves it: zeros.
+            GmType::MemRef(m) if kernel.workspaces.contains(&id) => {
+                GmArg::MemRef(vec![0; m.rows as usize * m.cols as usize])
+            }
             GmType::MemRef(m) => {
                 let edges = edge_values(m.dtype);
                 let n = m.rows as usize * m.cols as usize;
@@ -690,9 +694,11 @@ pub fn verify_compiled_gm_kernel(
     crate::exec::check_gm_size(kernel)?;
     let mut exec_error = None;
     let found = verify_gm_kernel(source, trials, seed, index_values, |args| {
-        let inputs: Vec<Vec<u64>> = args
-            .iter()
-            .map(|a| match a {
+        // The loader maps the workspaces itself; they are not arguments.
+        let arguments = args.iter().zip(&source.args);
+        let inputs: Vec<Vec<u64>> = arguments
+            .filter(|(_, id)| !source.workspaces.contains(id))
+            .map(|(a, _)| match a {
                 GmArg::MemRef(v) => v.clone(),
                 GmArg::Scalar(bits) => vec![*bits],
                 GmArg::Tile(t) => t
@@ -705,7 +711,7 @@ pub fn verify_compiled_gm_kernel(
         let mut memrefs = vec![None; source.args.len()];
         match execute(kernel, &inputs) {
             Ok(run) => {
-                let stored = kernel.meta.memrefs.iter().filter(|m| m.stored);
+                let stored = kernel.meta.memrefs.iter().filter(|m| m.is_output());
                 for (meta, elements) in stored.zip(run.memrefs) {
                     if let Some(slot) = memrefs.get_mut(meta.position) {
                         *slot = Some(elements);
@@ -798,6 +804,10 @@ fn compare_memrefs(
     }
     let stored = source.stored_memrefs();
     for ((&id, got), want) in source.args.iter().zip(compiled).zip(reference) {
+        // A workspace is the kernel's own scratch memory: what it holds at the end is no result.
+        if source.workspaces.contains(&id) {
+            continue;
+        }
         // A memref the kernel only reads may be left out by the compiled side.
         let want = want
             .as_ref()
@@ -1409,7 +1419,7 @@ pub fn verify_compiled_linalg_kernel(
             .meta
             .memrefs
             .iter()
-            .filter(|m| m.stored)
+            .filter(|m| m.is_output())
             .map(|m| m.name.as_str())
             .zip(&run.memrefs)
             .collect();

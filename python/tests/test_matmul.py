@@ -255,3 +255,29 @@ def test_attention_scores_softmax():
     e = np.exp((s - s.max(axis=1, keepdims=True)).astype(np.float64)).astype(np.float32)
     total = np.add.accumulate(e, axis=1, dtype=np.float32)[:, -1:]
     assert np.array_equal(got.view(np.uint32), (e / total).view(np.uint32))
+
+
+def test_narrowing_after_a_matmul_goes_through_a_workspace():
+    # f16 inputs accumulate in f32, then arith.truncf rounds each element once to f16.
+    a = RNG.standard_normal((16, 32)).astype(np.float16)
+    b = RNG.standard_normal((32, 16)).astype(np.float16)
+    got = ptoc.run(EPILOGUE, {"a": a, "b": b}, function="narrowed_after")
+    assert set(got) == {"r0"}
+    want = matmul_in_order(a, b, np.float32).astype(np.float16)
+    assert np.array_equal(got["r0"].reshape(16, 16).view(np.uint16), want.view(np.uint16))
+
+
+def test_row_sums_of_a_product():
+    a = RNG.standard_normal((24, 32)).astype(np.float32)
+    b = RNG.standard_normal((32, 40)).astype(np.float32)
+    got = ptoc.run(EPILOGUE, {"a": a, "b": b}, function="row_sums_after")["r0"].reshape(24)
+    want = np.add.accumulate(matmul_in_order(a, b, np.float32), axis=1, dtype=np.float32)[:, -1]
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_linalg_matmul_transpose_b():
+    # B passed N×K (matmul_transpose_b's maps): transposed into a workspace, then multiplied.
+    a = RNG.standard_normal((40, 96)).astype(np.float32)
+    b = RNG.standard_normal((24, 96)).astype(np.float32)
+    got = run_linalg("mm_transpose_b", {"a": a, "b": b}).reshape(40, 24)
+    assert np.array_equal(got.view(np.uint32), matmul_in_order(a, b.T, np.float32).view(np.uint32))

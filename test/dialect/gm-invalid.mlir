@@ -173,3 +173,17 @@ func.func @texpands_type(%x: memref<16x16xi32>, %s: f32) {
   %f = "pto.texpands"(%s) : (f32) -> !pto.tile<16x16xi32>
   return
 }
+
+// -----
+
+// expected-error@+1 {{argument #1 is marked {pto.workspace} but is not a memref; a workspace is GM memory}}
+func.func @scalar_workspace(%x: memref<4x8xf32>, %n: index {pto.workspace}) {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{argument #0 is marked {pto.workspace} but an argument follows it; workspaces come after every argument}}
+func.func @workspace_first(%w: memref<4x8xf32> {pto.workspace}, %x: memref<4x8xf32>) {
+  return
+}

@@ -108,10 +108,11 @@ func.func @both_axes(%x: tensor<256x256xf32>) -> (tensor<256xf32>, tensor<256xf3
 #t = affine_map<(d0, d1) -> (d1, d0)>
 func.func @transpose(%x: tensor<4x8xf32>) -> tensor<8x4xf32> {
   %e = tensor.empty() : tensor<8x4xf32>
-  // expected-error@+1 {{operand #0 is read through a map that transposes it (or reads a diagonal); ptoc reads each tensor in its own row-major order, and the ISA has no transposing tile op}}
+  // expected-error@+1 {{operand #0 is read through a map that transposes it (or reads a diagonal); ptoc reads each tensor in its own row-major order and transposes only in a generic that does nothing else (linalg.transpose): transpose first, then compute}}
   %y = linalg.generic {indexing_maps = [#t, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e : tensor<8x4xf32>) {
   ^bb0(%a: f32, %o: f32):
-    linalg.yield %a : f32
+    %n = arith.negf %a : f32
+    linalg.yield %n : f32
   } -> tensor<8x4xf32>
   return %y : tensor<8x4xf32>
 }

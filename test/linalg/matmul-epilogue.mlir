@@ -6,6 +6,8 @@
 // RUN: ptoc %s --emit=mlir | FileCheck %s
 // VERIFY: @linear_relu: 3 trials (seed 0), compiled code matches the source bit for bit
 // VERIFY: @scores_softmax: 3 trials (seed 0), compiled code matches the source bit for bit
+// VERIFY: @narrowed_after: 3 trials (seed 0), compiled code matches the source bit for bit
+// VERIFY: @row_sums_after: 3 trials (seed 0), compiled code matches the source bit for bit
 // The product is stored to r0, then loaded back row-major, biased, clamped and stored again.
 // CHECK-LABEL: func.func @linear_relu(%arg0: memref<48x64xf32>, %arg1: memref<64x40xf32>, %arg2: memref<1x40xf32>, %arg3: memref<48x40xf32>)
 // CHECK: "pto.tmatmul"
@@ -17,6 +19,14 @@
 // CHECK: "pto.tmatmul_acc"
 // CHECK: "pto.trowmax"
 // CHECK: "pto.trowexpanddiv"
+// What narrows or reduces the product cannot run in place: the product goes to a workspace
+// and a second stage reads it from there.
+// CHECK-LABEL: func.func @narrowed_after(%arg0: memref<16x32xf16>, %arg1: memref<32x16xf16>, %arg2: memref<16x16xf16>, %arg3: memref<16x16xf32> {pto.workspace})
+// CHECK: "pto.tstore"(%{{.*}}, %arg3,
+// CHECK: "pto.tload"(%arg3,
+// CHECK: "pto.tcvt"
+// CHECK: "pto.tstore"(%{{.*}}, %arg2,
+// CHECK-LABEL: func.func @row_sums_after(%arg0: memref<24x32xf32>, %arg1: memref<32x40xf32>, %arg2: memref<24x1xf32>, %arg3: memref<24x40xf32> {pto.workspace})
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
 #row = affine_map<(d0, d1) -> (d0)>
@@ -71,4 +81,33 @@ func.func @scores_softmax(%q: tensor<128x64xf32>, %kt: tensor<64x128xf32>) -> te
     linalg.yield %d : f32
   } -> tensor<128x128xf32>
   return %p : tensor<128x128xf32>
+}
+
+func.func @narrowed_after(%a: tensor<16x32xf16>, %b: tensor<32x16xf16>) -> tensor<16x16xf16> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x16xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<16x32xf16>, tensor<32x16xf16>) outs(%c : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %h = tensor.empty() : tensor<16x16xf16>
+  %t = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%r : tensor<16x16xf32>) outs(%h : tensor<16x16xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %n = arith.truncf %x : f32 to f16
+    linalg.yield %n : f16
+  } -> tensor<16x16xf16>
+  return %t : tensor<16x16xf16>
+}
+
+func.func @row_sums_after(%a: tensor<24x32xf32>, %b: tensor<32x40xf32>) -> tensor<24xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<24x40xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<24x40xf32>) -> tensor<24x40xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<24x32xf32>, tensor<32x40xf32>) outs(%c : tensor<24x40xf32>) -> tensor<24x40xf32>
+  %e1 = tensor.empty() : tensor<24xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e1 : tensor<24xf32>) -> tensor<24xf32>
+  %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%r : tensor<24x40xf32>) outs(%z : tensor<24xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %t = arith.addf %o, %x : f32
+    linalg.yield %t : f32
+  } -> tensor<24xf32>
+  return %s : tensor<24xf32>
 }

@@ -11,6 +11,7 @@
 // VERIFY: @mm_i8: 3 trials (seed 0), compiled code matches the source bit for bit
 // VERIFY: @bmm: 3 trials (seed 0), compiled code matches the source bit for bit
 // VERIFY: @vector_matrix: 3 trials (seed 0), compiled code matches the source bit for bit
+// VERIFY: @mm_transpose_b: 3 trials (seed 0), compiled code matches the source bit for bit
 // A 32-row block of A in cube_m32, B in cube_n8, the first K block from +0, the rest carried.
 // CHECK-LABEL: func.func @mm_f32(%arg0: memref<64x96xf32>, %arg1: memref<96x80xf32>, %arg2: memref<64x80xf32>)
 // CHECK: scf.for
@@ -36,6 +37,12 @@
 // reshapes: one row of A in cube_m16.
 // CHECK-LABEL: func.func @vector_matrix(%arg0: memref<1x64xf32>, %arg1: memref<64x32xf32>, %arg2: memref<1x32xf32>)
 // CHECK: "pto.tload"{{.*}} -> !pto.tile<1x64xf32, layout=cube_m16>
+// CHECK: "pto.tmatmul"
+// B read transposed (N×K) is transposed into a workspace first, then multiplied as K×N.
+// CHECK-LABEL: func.func @mm_transpose_b(%arg0: memref<40x96xf32>, %arg1: memref<24x96xf32>, %arg2: memref<40x24xf32>, %arg3: memref<96x24xf32> {pto.workspace})
+// CHECK: "pto.ttrans"
+// CHECK: "pto.tstore"(%{{.*}}, %arg3,
+// CHECK: "pto.tload"(%arg3,{{.*}} layout=cube_n8>
 // CHECK: "pto.tmatmul"
 
 func.func @mm_f32(%a: tensor<64x96xf32>, %b: tensor<96x80xf32>) -> tensor<64x80xf32> {
@@ -76,4 +83,12 @@ func.func @vector_matrix(%a: tensor<1x64xf32>, %b: tensor<64x32xf32>) -> tensor<
   %c = linalg.fill ins(%zero : f32) outs(%e : tensor<1x32xf32>) -> tensor<1x32xf32>
   %r = linalg.matmul ins(%a, %b : tensor<1x64xf32>, tensor<64x32xf32>) outs(%c : tensor<1x32xf32>) -> tensor<1x32xf32>
   return %r : tensor<1x32xf32>
+}
+
+func.func @mm_transpose_b(%a: tensor<40x96xf32>, %b: tensor<24x96xf32>) -> tensor<40x24xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<40x24xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<40x24xf32>) -> tensor<40x24xf32>
+  %r = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%a, %b : tensor<40x96xf32>, tensor<24x96xf32>) outs(%c : tensor<40x24xf32>) -> tensor<40x24xf32>
+  return %r : tensor<40x24xf32>
 }

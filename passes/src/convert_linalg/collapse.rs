@@ -20,6 +20,21 @@ use std::borrow::Cow;
 /// `program` with its leading dimensions merged, or itself when it has no tensor or op of rank
 /// above 2.
 pub(super) fn collapse_batch_dims(program: &Program) -> Result<Cow<'_, Program>, Diagnostic> {
+    // The values the program uses: a stage of a larger program shares its value table.
+    let used: std::collections::HashSet<ValueId> = (program.args.iter())
+        .chain(&program.results)
+        .chain(
+            program
+                .ops
+                .iter()
+                .flat_map(|op| op.operands.iter().chain(&op.results)),
+        )
+        .copied()
+        .collect();
+    let used_values = || {
+        let values = program.values.iter().enumerate();
+        values.filter(|(i, _)| used.contains(&ValueId(*i as u32)))
+    };
     let rank = program
         .ops
         .iter()
@@ -27,7 +42,7 @@ pub(super) fn collapse_batch_dims(program: &Program) -> Result<Cow<'_, Program>,
             LOpKind::Generic(g) => Some(g.iterators.len()),
             _ => None,
         })
-        .chain(program.values.iter().map(|v| match &v.ty {
+        .chain(used_values().map(|(_, v)| match &v.ty {
             LType::Tensor(t) => t.shape.len(),
             LType::Scalar(_) => 0,
         }))
@@ -52,6 +67,9 @@ pub(super) fn collapse_batch_dims(program: &Program) -> Result<Cow<'_, Program>,
         let LType::Tensor(t) = &mut value.ty else {
             continue;
         };
+        if !used.contains(&ValueId(i as u32)) {
+            continue;
+        }
         if t.shape.len() == rank && t.shape[..rank - 1] == lead[..] {
             t.shape = vec![rows, t.shape[rank - 1]];
         } else if t.shape.len() == rank - 1 && t.shape == lead {

@@ -7,7 +7,8 @@
 //!
 //! What follows the matmul (an epilogue) is the grid converter's: a program of its own that reads
 //! the product as its first argument, appended to the kernel and run in place on the product's
-//! memory ([`epilogue`]).
+//! memory ([`epilogue`]). An epilogue that cannot run in place, and ops before the matmul, are
+//! stages of their own (`stages`), which is also how this converter sees only what it can take.
 //!
 //! **Exactness.** The body must be the matmul's: each input widened exactly to the accumulator
 //! type (`arith.extf`, `arith.extsi`; none for f32), multiplied, and added onto the output's
@@ -16,7 +17,7 @@
 //! sum each rounded once, so the kernel computes linalg's result bit for bit. A body that
 //! accumulates in another type (an f16 output), or in another order, is refused at the op.
 
-use super::{error, fits, stretches, walk, Stretch};
+use super::{error, fits, stretches, walk, Converted, Stretch};
 use crate::Options;
 use ptoc_ir::gm_build::GmBuilder;
 use ptoc_ir::linalg::{BodyValue, Elem, Generic, IteratorKind, LOpKind, LType, MapExpr, Program};
@@ -56,9 +57,6 @@ struct Matmul {
     acc: DataType,
     loc: Location,
 }
-
-/// A converted kernel with its remarks, or why not.
-type Converted = Result<(GmKernel, Vec<Diagnostic>), Vec<Diagnostic>>;
 
 /// The kernel for `program` when its result is a contraction; `None` when it has none (the grid
 /// converter takes it).
@@ -106,10 +104,8 @@ fn epilogue(
         return refuse(
             &mm.loc,
             format!(
-                "the program returns {} computed from this product's {}; ptoc runs what follows \
-                 a matmul in place on the product's memory, so it must keep the product's shape \
-                 and element type (a narrowing, a reduction or a second matmul needs a workspace \
-                 ptoc does not have yet)",
+                "the program returns {} computed from this product's {}; what runs in place on \
+                 the product's memory must keep the product's shape and element type",
                 program.ty(result),
                 program.ty(product)
             ),
@@ -153,7 +149,7 @@ fn epilogue(
 
 /// A generic with more loops than its output has dimensions, that reduces over one of them
 /// while reading two tensors through it: a matrix product of some form.
-fn is_contraction(g: &Generic) -> bool {
+pub(super) fn is_contraction(g: &Generic) -> bool {
     let reduces = g.iterators.contains(&IteratorKind::Reduction);
     let operands = g.inputs.len() == 2 && g.outputs.len() == 1;
     operands && reduces && (g.iterators.len() >= 3 || is_vector_matrix(g))
@@ -190,35 +186,22 @@ fn recognise(program: &Program, index: usize) -> Result<Matmul, Diagnostic> {
         Some(vec![0, 3, 2]),
         Some(vec![0, 1, 2]),
     ];
-    let transpose_b = [Some(vec![0, 2]), Some(vec![1, 2]), Some(vec![0, 1])];
-    let batch_transpose_b = [
-        Some(vec![0, 1, 3]),
-        Some(vec![0, 2, 3]),
-        Some(vec![0, 1, 2]),
-    ];
     let batched = g.iterators == [P, P, P, R] && maps == batch_matmul;
     let vector = is_vector_matrix(g);
     if !batched && !vector && (g.iterators != [P, P, R] || maps != matmul) {
-        let transposed = (g.iterators == [P, P, R] && maps == transpose_b)
-            || (g.iterators == [P, P, P, R] && maps == batch_transpose_b);
-        let why = if transposed {
-            "B is read transposed (N×K, as linalg.matmul_transpose_b does); the CUBE loads take \
-             B as K×N rows, so pass B as K×N and use linalg.matmul"
-                .to_string()
-        } else {
-            format!(
-                "ptoc maps a contraction onto the matrix unit when it is linalg.matmul's (loops \
+        // B read transposed was split into a transpose and a matmul before (transpose.rs).
+        let why = format!(
+            "ptoc maps a contraction onto the matrix unit when it is linalg.matmul's (loops \
                  [parallel, parallel, reduction], maps (d0, d2), (d2, d1) -> (d0, d1)) or \
                  linalg.batch_matmul's (a parallel batch loop first); this one has {} loops and \
                  maps {}",
-                g.iterators.len(),
-                g.maps
-                    .iter()
-                    .map(|m| format!("{m:?}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        };
+            g.iterators.len(),
+            g.maps
+                .iter()
+                .map(|m| format!("{m:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
         return Err(error(loc, format!("cannot map this contraction: {why}")));
     }
     let rank = if batched { 3 } else { 2 };
@@ -403,7 +386,7 @@ impl Matmul {
 
 /// Append `tail`'s body to `kernel`'s (before its return), its argument `i` read as `args[i]`
 /// and its other values renumbered into `kernel`.
-fn append(kernel: &mut GmKernel, tail: &GmKernel, args: &[ValueId]) {
+pub(super) fn append(kernel: &mut GmKernel, tail: &GmKernel, args: &[ValueId]) {
     let mut map: Vec<ValueId> = Vec::with_capacity(tail.values.len());
     for (i, value) in tail.values.iter().enumerate() {
         let id = ValueId(i as u32);
@@ -439,7 +422,7 @@ fn append(kernel: &mut GmKernel, tail: &GmKernel, args: &[ValueId]) {
 
 /// The value `v` reshapes (`tensor.collapse_shape`/`expand_shape` keep the bytes in row-major
 /// order), through any chain of reshapes; `v` itself otherwise.
-fn unreshaped(program: &Program, v: ValueId) -> ValueId {
+pub(super) fn unreshaped(program: &Program, v: ValueId) -> ValueId {
     match program.defining_op(v) {
         Some(op) if op.kind == LOpKind::Reshape => unreshaped(program, op.operands[0]),
         _ => v,
@@ -447,7 +430,7 @@ fn unreshaped(program: &Program, v: ValueId) -> ValueId {
 }
 
 /// The bits every element of `v` holds, when `v` is a splat constant or a fill of one.
-fn splat_bits(program: &Program, v: ValueId) -> Option<u64> {
+pub(super) fn splat_bits(program: &Program, v: ValueId) -> Option<u64> {
     let op = program.defining_op(v)?;
     match &op.kind {
         LOpKind::Constant(bits) => Some(*bits),

@@ -67,7 +67,7 @@ pub fn run_report(kernel: &Kernel, run: &Run) -> RunReport {
             .meta
             .memrefs
             .iter()
-            .filter(|m| m.stored)
+            .filter(|m| m.is_output())
             .zip(&run.memrefs)
             .map(|(m, values)| MemRefReport {
                 name: m.name.clone(),
@@ -137,7 +137,7 @@ pub fn run_text(kernel: &Kernel, run: &Run, out_dir: Option<&std::path::Path>) -
             out.push_str(&format!("  [{}]\n", row.join(", ")));
         }
     }
-    let stored = kernel.meta.memrefs.iter().filter(|m| m.stored);
+    let stored = kernel.meta.memrefs.iter().filter(|m| m.is_output());
     for (m, values) in stored.zip(&run.memrefs) {
         let head = format!("{} = memref {} {}x{}", m.name, m.dtype, m.rows, m.cols);
         // With --out-dir the values are in the file: a GM tensor may hold millions of them.
