@@ -335,6 +335,24 @@ fn function_arg_attrs(
     loc: &Location,
     errors: &mut Vec<Diagnostic>,
 ) -> Vec<BTreeMap<String, Attr>> {
+    argument_dictionaries(op)
+        .into_iter()
+        .map(|dict| match dict {
+            Some(dict) => pto_attrs(
+                (0..dict.len()).filter_map(|i| dict.element(i).ok()),
+                loc,
+                errors,
+            ),
+            None => BTreeMap::new(),
+        })
+        .collect()
+}
+
+/// Each argument's attribute dictionary of a `func.func` (`arg_attrs`), in order; empty when
+/// no argument has attributes.
+pub(crate) fn argument_dictionaries<'c>(
+    op: &OperationRef<'c, '_>,
+) -> Vec<Option<DictionaryAttribute<'c>>> {
     let Some(array) = op
         .attribute("arg_attrs")
         .ok()
@@ -344,14 +362,7 @@ fn function_arg_attrs(
     };
     (0..array.len())
         .filter_map(|i| array.element(i).ok())
-        .map(|dict| match DictionaryAttribute::try_from(dict) {
-            Ok(dict) => pto_attrs(
-                (0..dict.len()).filter_map(|i| dict.element(i).ok()),
-                loc,
-                errors,
-            ),
-            Err(_) => BTreeMap::new(),
-        })
+        .map(|dict| DictionaryAttribute::try_from(dict).ok())
         .collect()
 }
 

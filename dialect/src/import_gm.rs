@@ -7,14 +7,12 @@
 //! accepts instead, at the offending op's location.
 
 use crate::import::{
-    op_name, pto_attrs, result_name_at, ssa_name_at, tile_op_parts, tile_type, unknown_op,
-    SourceLines,
+    argument_dictionaries, op_name, pto_attrs, result_name_at, ssa_name_at, tile_op_parts,
+    tile_type, unknown_op, SourceLines,
 };
 use crate::mlir::text;
 use crate::mlir::Frontend;
-use melior::ir::attribute::{
-    ArrayAttribute, DictionaryAttribute, FloatAttribute, IntegerAttribute,
-};
+use melior::ir::attribute::{FloatAttribute, IntegerAttribute};
 use melior::ir::block::{BlockLike, BlockRef};
 use melior::ir::operation::{OperationLike, OperationRef};
 use melior::ir::{Attribute, RegionLike, Value, ValueLike};
@@ -133,19 +131,9 @@ pub(crate) fn import_gm_kernel(
 
 /// Which of a `func.func`'s arguments carry the unit attribute [`WORKSPACE_ATTR`].
 fn workspace_arguments(op: &OperationRef) -> Vec<bool> {
-    let Some(array) = op
-        .attribute("arg_attrs")
-        .ok()
-        .and_then(|a| ArrayAttribute::try_from(a).ok())
-    else {
-        return Vec::new();
-    };
-    (0..array.len())
-        .map(|i| {
-            let dict = array.element(i).ok();
-            let dict = dict.and_then(|d| DictionaryAttribute::try_from(d).ok());
-            dict.is_some_and(|d| d.element_by_name(WORKSPACE_ATTR).is_some())
-        })
+    argument_dictionaries(op)
+        .into_iter()
+        .map(|d| d.is_some_and(|d| d.element_by_name(WORKSPACE_ATTR).is_some()))
         .collect()
 }
 

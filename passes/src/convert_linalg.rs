@@ -246,6 +246,22 @@ fn fits(kernel: &GmKernel, options: &Options) -> Result<(), Vec<Diagnostic>> {
     crate::Allocate.run_gm(&mut trial, &mut ctx)
 }
 
+/// The first of `kernels` (best first; `None` where a candidate cannot be built) that [`fits`],
+/// or the last refusal's message as `": why"` (empty when none was built).
+fn first_that_fits(
+    kernels: impl Iterator<Item = Option<GmKernel>>,
+    options: &Options,
+) -> Result<GmKernel, String> {
+    let mut last = None;
+    for kernel in kernels.flatten() {
+        match fits(&kernel, options) {
+            Ok(()) => return Ok(kernel),
+            Err(e) => last = e.into_iter().next(),
+        }
+    }
+    Err(last.map_or(String::new(), |e| format!(": {}", e.message)))
+}
+
 /// The extent of each loop dimension of `g`, from its tensor operands' shapes.
 fn domain(program: &Program, g: &Generic, loc: &Location) -> Result<Vec<u32>, Diagnostic> {
     let mut extents: Vec<Option<u32>> = vec![None; g.iterators.len()];

@@ -17,7 +17,7 @@
 //! sum each rounded once, so the kernel computes linalg's result bit for bit. A body that
 //! accumulates in another type (an f16 output), or in another order, is refused at the op.
 
-use super::{error, fits, stretches, walk, Converted, Stretch};
+use super::{error, first_that_fits, stretches, walk, Converted, Stretch};
 use crate::Options;
 use ptoc_ir::gm_build::GmBuilder;
 use ptoc_ir::linalg::{BodyValue, Elem, Generic, IteratorKind, LOpKind, LType, MapExpr, Program};
@@ -474,21 +474,15 @@ fn emit_fitting(
 ) -> Result<GmKernel, Diagnostic> {
     let (m, n, k) = mm.shape;
     let mb = m.min(MAX_BLOCK_ROWS);
-    let mut last = None;
-    for (nb, kb) in candidate_blocks(n, k) {
-        let Some(kernel) = emit(program, mm, tail, (mb, nb, kb)) else {
-            continue;
-        };
-        match fits(&kernel, options) {
-            Ok(()) => return Ok(kernel),
-            Err(e) => last = e.into_iter().next(),
-        }
-    }
-    let why = last.map_or(String::new(), |e| format!(": {}", e.message));
-    Err(error(
-        &mm.loc,
-        format!("no blocking of this {m}x{k} by {k}x{n} product fits the tile file{why}"),
-    ))
+    let kernels = candidate_blocks(n, k)
+        .into_iter()
+        .map(|(nb, kb)| emit(program, mm, tail, (mb, nb, kb)));
+    first_that_fits(kernels, options).map_err(|why| {
+        error(
+            &mm.loc,
+            format!("no blocking of this {m}x{k} by {k}x{n} product fits the tile file{why}"),
+        )
+    })
 }
 
 /// The kernel for blocks of `mb` rows, `nb` columns and `kb` of K; `None` when a block's tile

@@ -9,7 +9,7 @@
 //! into a workspace, then the ordinary matmul, since the CUBE loads take B as K×N rows.
 
 use super::contraction::unreshaped;
-use super::{error, fits, physical_cols, stretches, walk, Converted, LINALG_PE_MASK};
+use super::{error, first_that_fits, physical_cols, stretches, walk, Converted, LINALG_PE_MASK};
 use crate::Options;
 use ptoc_ir::gm_build::GmBuilder;
 use ptoc_ir::linalg::{
@@ -104,21 +104,15 @@ fn emit_fitting(
             "a transpose stage reads one argument and returns its transpose",
         ));
     }
-    let mut last = None;
-    for block in BLOCKS {
-        let Some(kernel) = emit(program, (batches, rows, cols), dtype, block) else {
-            continue;
-        };
-        match fits(&kernel, options) {
-            Ok(()) => return Ok(kernel),
-            Err(e) => last = e.into_iter().next(),
-        }
-    }
-    let why = last.map_or(String::new(), |e| format!(": {}", e.message));
-    Err(error(
-        &op.loc,
-        format!("no block of this {rows}x{cols} transpose fits the tile file{why}"),
-    ))
+    let kernels = BLOCKS
+        .into_iter()
+        .map(|block| emit(program, (batches, rows, cols), dtype, block));
+    first_that_fits(kernels, options).map_err(|why| {
+        error(
+            &op.loc,
+            format!("no block of this {rows}x{cols} transpose fits the tile file{why}"),
+        )
+    })
 }
 
 /// The kernel moving blocks of at most `block`×`block` elements; `None` when batches are
