@@ -163,7 +163,8 @@ fn is_vector_matrix(g: &Generic) -> bool {
     g.iterators == [P, R] && maps == [Some(vec![1]), Some(vec![1, 0]), Some(vec![0])]
 }
 
-fn dims(map: &[MapExpr]) -> Option<Vec<u8>> {
+/// The loop dimensions an indexing map reads, in order; `None` when it reads a constant.
+pub(super) fn dims(map: &[MapExpr]) -> Option<Vec<u8>> {
     map.iter()
         .map(|e| match e {
             MapExpr::Dim(d) => Some(*d),

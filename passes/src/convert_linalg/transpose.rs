@@ -8,7 +8,7 @@
 //! `(d1, d2)`) is split in two before staging ([`split_transposed_operands`]): a transpose of B
 //! into a workspace, then the ordinary matmul, since the CUBE loads take B as K×N rows.
 
-use super::contraction::unreshaped;
+use super::contraction::{dims, unreshaped};
 use super::{error, first_that_fits, physical_cols, stretches, walk, Converted, LINALG_PE_MASK};
 use crate::Options;
 use ptoc_ir::gm_build::GmBuilder;
@@ -18,16 +18,6 @@ use ptoc_ir::linalg::{
 use ptoc_ir::{ArithOp, Attr, Diagnostic, GmKernel, MemRefType, TileType, ValueId};
 use ptoc_isa::ops::by_mnemonic;
 use std::borrow::Cow;
-
-/// The loops of a transpose generic after its batch loop, if any.
-fn dims(map: &[MapExpr]) -> Option<Vec<u8>> {
-    map.iter()
-        .map(|e| match e {
-            MapExpr::Dim(d) => Some(*d),
-            _ => None,
-        })
-        .collect()
-}
 
 /// Whether `g` is a transpose of its one input's last two dimensions, with one batch loop or
 /// none, that yields the element unchanged.
