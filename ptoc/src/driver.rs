@@ -109,6 +109,17 @@ impl Default for Options {
     }
 }
 
+/// A module compiled to kernels ([`Driver::compile_module_kernels`]).
+#[derive(Debug)]
+pub struct Compilation {
+    /// The module after the pipeline.
+    pub module: Module,
+    /// Its functions and GM kernels, lowered (functions first, each in source order).
+    pub kernels: Vec<Kernel>,
+    /// What an option let a pass do (such as `--allow-reassociation`), for the user.
+    pub remarks: Vec<Diagnostic>,
+}
+
 /// The result of one buffer: output bytes on success, diagnostics either way, and what the
 /// pipeline wrote for the user on the side (IR dumps, statistics).
 #[derive(Debug, Default)]
@@ -385,8 +396,12 @@ impl Driver {
     pub fn verify(&self, source: &Source, trials: u32, seed: u64) -> Result<(), VerifyError> {
         let compile_error = |d: Vec<Diagnostic>| VerifyError::Compile(d.into());
         let module = self.import(source).map_err(compile_error)?;
-        let (compiled, kernels) = self
-            .compile_module_kernels(&module)
+        let Compilation {
+            module: compiled,
+            kernels,
+            ..
+        } = self
+            .compile_module_kernels(&module, &mut String::new())
             .map_err(compile_error)?;
         let reference = self.reference_module(&module).map_err(compile_error)?;
         let linalg = self
@@ -492,21 +507,28 @@ impl Driver {
 
     /// Run the pipeline on a copy of `module` and lower it to kernels.
     pub fn compile_kernels(&self, module: &Module) -> Result<Vec<Kernel>, Vec<Diagnostic>> {
-        Ok(self.compile_module_kernels(module)?.1)
+        Ok(self
+            .compile_module_kernels(module, &mut String::new())?
+            .kernels)
     }
 
-    /// [`Driver::compile_kernels`], also returning the module after the pipeline, whose GM
-    /// kernels keep what the passes recorded on them (such as the fold piece
-    /// [`Driver::linalg_verify_options`] reads).
+    /// [`Driver::compile_kernels`], also returning the module after the pipeline (whose GM
+    /// kernels keep what the passes recorded on them, such as the fold piece
+    /// [`Driver::linalg_verify_options`] reads) and the pipeline's remarks; IR dumps and
+    /// statistics go to `side_output`, as in [`Driver::run_pipeline`].
     pub fn compile_module_kernels(
         &self,
         module: &Module,
-    ) -> Result<(Module, Vec<Kernel>), Vec<Diagnostic>> {
+        side_output: &mut String,
+    ) -> Result<Compilation, Vec<Diagnostic>> {
         let mut compiled = module.clone();
-        let mut side_output = String::new();
-        self.run_pipeline(&mut compiled, &mut side_output)?;
+        let remarks = self.run_pipeline(&mut compiled, side_output)?;
         let kernels = self.lower(&compiled)?;
-        Ok((compiled, kernels))
+        Ok(Compilation {
+            module: compiled,
+            kernels,
+            remarks,
+        })
     }
 
     /// Lower every function and GM kernel of an allocated module to a kernel (functions first,
@@ -835,7 +857,13 @@ func.func @sum(%x: tensor<2x32768xf32>) -> tensor<2xf32> {
         options.pass_options.allow_reassociation = true;
         let driver = Driver::new(options).unwrap();
         let module = driver.import(&source).unwrap();
-        let (compiled, kernels) = driver.compile_module_kernels(&module).unwrap();
+        let Compilation {
+            module: compiled,
+            kernels,
+            ..
+        } = driver
+            .compile_module_kernels(&module, &mut String::new())
+            .unwrap();
         let reference = driver.reference_module(&module).unwrap();
         let linalg = driver.linalg_verify_options(&reference, &compiled).unwrap();
         assert_eq!(linalg.len(), 1);

@@ -69,8 +69,8 @@ pub mod tensor;
 pub mod verify;
 
 pub use driver::{
-    check_kernels, index_scalar_names, source_text, CompileError, Driver, Emit, Error, Options,
-    OptionsError, Outcome, VerifyError,
+    check_kernels, index_scalar_names, source_text, Compilation, CompileError, Driver, Emit, Error,
+    Options, OptionsError, Outcome, VerifyError,
 };
 pub use exec::{assemble, load_object, run, run_named, select_kernel, ExecError, Outputs};
 pub use tensor::{Element, ElementType, Tensor, TensorError};

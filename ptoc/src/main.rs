@@ -5,9 +5,8 @@ mod cli;
 
 use clap::{Args, Parser, Subcommand};
 use cli::{diagnostics, npy, output, progress, report, split};
-use ptoc::{exec, Driver, Emit, Options};
+use ptoc::{exec, Compilation, Driver, Emit, Options};
 use ptoc_codegen::metadata::{ArgRef, ScalarType};
-use ptoc_codegen::Kernel;
 use ptoc_codegen::{assemble, disassemble, is_tile_name, quote_name, read_elf, write_elf};
 use ptoc_ir::{Diagnostic, Severity, Source, SourceMap};
 use ptoc_isa::profile::NamingModel;
@@ -55,14 +54,9 @@ enum Command {
         /// How to print the results.
         #[arg(long, value_enum, default_value = "text")]
         format: RunFormat,
-        /// Optimisation level used when compiling an `.mlir` kernel.
-        #[arg(short = 'O', value_name = "LEVEL", default_value_t = 2)]
-        opt_level: u8,
-        /// Target profile used when compiling (`queue` or `absolute`).
-        #[arg(long, value_name = "PROFILE", default_value = "queue", value_parser = parse_profile)]
-        target_profile: NamingModel,
+        /// How an `.mlir` kernel is compiled (as `ptoc -o` would).
         #[command(flatten)]
-        semantics: Semantics,
+        pipeline: PipelineArgs,
         /// Print a progress line every BUNDLES bundles whatever standard error is (for tests;
         /// on a terminal, runs longer than a second show one without it).
         #[arg(long, hide = true, value_name = "BUNDLES")]
@@ -87,14 +81,9 @@ enum Command {
         /// Seed of the input generator.
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// Optimisation level of the compiled side.
-        #[arg(short = 'O', value_name = "LEVEL", default_value_t = 2)]
-        opt_level: u8,
-        /// Target profile used when compiling (`queue` or `absolute`).
-        #[arg(long, value_name = "PROFILE", default_value = "queue", value_parser = parse_profile)]
-        target_profile: NamingModel,
+        /// How the compiled side is compiled (as `ptoc -o` would).
         #[command(flatten)]
-        semantics: Semantics,
+        pipeline: PipelineArgs,
         /// `NAME=N`: a GM kernel's `index` argument takes N in every trial (others are 0).
         #[arg(long = "arg", value_name = "NAME=N")]
         args: Vec<String>,
@@ -126,6 +115,23 @@ struct CompileArgs {
     /// What to produce: mlir, asm, words or obj [default: obj with -o, asm on standard output].
     #[arg(long, value_parser = parse_emit)]
     emit: Option<Emit>,
+    #[command(flatten)]
+    pipeline: PipelineArgs,
+    /// Check diagnostics against `// expected-error {{…}}` comments instead of printing them.
+    #[arg(long)]
+    verify_diagnostics: bool,
+    /// Process each `// -----` chunk of the input separately.
+    #[arg(long)]
+    split_input_file: bool,
+    /// Print locations in MLIR output.
+    #[arg(long = "mlir-print-debuginfo")]
+    debug_info: bool,
+}
+
+/// How a source is compiled: the options `ptoc -o`, `ptoc run` and `ptoc verify` share, so that
+/// a kernel run or verified from its `.mlir` is the one `ptoc -o` writes with the same flags.
+#[derive(Args, Debug, Clone)]
+struct PipelineArgs {
     /// Optimisation level; -O0 disables fusion.
     #[arg(short = 'O', value_name = "LEVEL", default_value_t = 2)]
     opt_level: u8,
@@ -142,12 +148,6 @@ struct CompileArgs {
     target_profile: NamingModel,
     #[command(flatten)]
     semantics: Semantics,
-    /// Check diagnostics against `// expected-error {{…}}` comments instead of printing them.
-    #[arg(long)]
-    verify_diagnostics: bool,
-    /// Process each `// -----` chunk of the input separately.
-    #[arg(long)]
-    split_input_file: bool,
     /// Print the module (to standard error) after every pass.
     #[arg(long = "mlir-print-ir-after-all")]
     print_ir_after_all: bool,
@@ -163,9 +163,57 @@ struct CompileArgs {
     /// Print pass statistics (to standard error).
     #[arg(long)]
     pass_statistics: bool,
-    /// Print locations in MLIR output.
-    #[arg(long = "mlir-print-debuginfo")]
-    debug_info: bool,
+}
+
+impl PipelineArgs {
+    /// The options given that differ from the defaults, by flag: an object is already
+    /// compiled, so `ptoc run out.bin` refuses them rather than ignore them.
+    fn non_default_flags(&self) -> Vec<&'static str> {
+        let defaults = ptoc_passes::Options::default();
+        [
+            ("-O", self.opt_level != defaults.opt_level),
+            ("--pass-pipeline", self.pass_pipeline.is_some()),
+            ("--pe-mask", self.pe_mask != defaults.pe_mask),
+            (
+                "--target-profile",
+                self.target_profile != defaults.target_profile,
+            ),
+            ("--assume-no-nans", self.semantics.assume_no_nans),
+            ("--allow-reassociation", self.semantics.allow_reassociation),
+            ("--mlir-print-ir-after-all", self.print_ir_after_all),
+            ("--mlir-print-ir-before-all", self.print_ir_before_all),
+            ("--mlir-print-ir-before", !self.print_ir_before.is_empty()),
+            ("--mlir-print-ir-after", !self.print_ir_after.is_empty()),
+            ("--pass-statistics", self.pass_statistics),
+        ]
+        .into_iter()
+        .filter_map(|(flag, given)| given.then_some(flag))
+        .collect()
+    }
+
+    /// A driver that compiles with these options and produces `emit`.
+    fn driver(self, emit: Emit, debug_info: bool) -> Result<Driver, String> {
+        Driver::new(Options {
+            emit,
+            debug_info,
+            pipeline: self.pass_pipeline,
+            pass_options: ptoc_passes::Options {
+                opt_level: self.opt_level,
+                pe_mask: self.pe_mask,
+                target_profile: self.target_profile,
+                assume_no_nans: self.semantics.assume_no_nans,
+                allow_reassociation: self.semantics.allow_reassociation,
+            },
+            ir_printing: IrPrinting {
+                before_all: self.print_ir_before_all,
+                after_all: self.print_ir_after_all,
+                before: self.print_ir_before,
+                after: self.print_ir_after,
+            },
+            pass_statistics: self.pass_statistics,
+        })
+        .map_err(|e| format!("error: {e}"))
+    }
 }
 
 /// The options that let linalg input (README, linalg-on-tensors input) compile to less exact code, each named like
@@ -223,33 +271,23 @@ fn main() -> ExitCode {
             function,
             out_dir,
             format,
-            opt_level,
-            target_profile,
-            semantics,
+            pipeline,
             progress_interval,
         }) => run_kernel(
             &kernel,
             &args,
             function.as_deref(),
             (out_dir.as_deref(), format),
-            (opt_level, target_profile, semantics),
+            pipeline,
             progress_interval.map(usize::from),
         ),
         Some(Command::Verify {
             input,
             trials,
             seed,
-            opt_level,
-            target_profile,
-            semantics,
+            pipeline,
             args,
-        }) => run_verify(
-            &input,
-            trials,
-            seed,
-            (opt_level, target_profile, semantics),
-            &args,
-        ),
+        }) => run_verify(&input, trials, seed, pipeline, &args),
         None => run_compile(cli.compile),
     };
     match result {
@@ -327,26 +365,7 @@ fn run_compile(args: CompileArgs) -> Result<bool, String> {
     if emit == Emit::Obj && args.output.is_none() {
         return Err("error: --emit=obj writes a binary object; name the file with -o".into());
     }
-    let driver = Driver::new(Options {
-        emit,
-        debug_info: args.debug_info,
-        pipeline: args.pass_pipeline,
-        pass_options: ptoc_passes::Options {
-            opt_level: args.opt_level,
-            pe_mask: args.pe_mask,
-            target_profile: args.target_profile,
-            assume_no_nans: args.semantics.assume_no_nans,
-            allow_reassociation: args.semantics.allow_reassociation,
-        },
-        ir_printing: IrPrinting {
-            before_all: args.print_ir_before_all,
-            after_all: args.print_ir_after_all,
-            before: args.print_ir_before,
-            after: args.print_ir_after,
-        },
-        pass_statistics: args.pass_statistics,
-    })
-    .map_err(|e| format!("error: {e}"))?;
+    let driver = args.pipeline.driver(emit, args.debug_info)?;
     let mut sources = SourceMap::default();
     sources.add(file.as_str(), source.as_str());
 
@@ -400,38 +419,26 @@ fn run_disasm(input: &str, output: Option<&Path>) -> Result<bool, String> {
     Ok(true)
 }
 
-/// A driver with the default pipeline at an optimisation level, for a target profile.
-fn default_driver(
-    (opt_level, target_profile, semantics): (u8, NamingModel, Semantics),
-) -> Result<Driver, String> {
-    Driver::new(Options {
-        pass_options: ptoc_passes::Options {
-            opt_level,
-            target_profile,
-            assume_no_nans: semantics.assume_no_nans,
-            allow_reassociation: semantics.allow_reassociation,
-            ..Default::default()
-        },
-        ..Options::default()
-    })
-    .map_err(|e| format!("error: {e}"))
-}
+/// The imported module and its compilation ([`ptoc::Compilation`]).
+type Compiled = (ptoc_ir::Module, Compilation);
 
-/// Compile an `.mlir` file; diagnostics are printed and turn into `Ok(None)`.
-/// The imported module, the module after the pipeline, and its kernels; `None` after reporting
-/// the diagnostics of a failed compile.
-type Compiled = (ptoc_ir::Module, ptoc_ir::Module, Vec<Kernel>);
-
+/// Compile an `.mlir` file; diagnostics are printed and turn into `Ok(None)`, and the
+/// pipeline's IR dumps, statistics and remarks are printed as `ptoc -o` prints them.
 fn compile_source(driver: &Driver, input: &str) -> Result<Option<Compiled>, String> {
     let (file, source) = read_text(input, "an MLIR source file")?;
     let mut sources = SourceMap::default();
     sources.add(file.as_str(), source.as_str());
+    let mut side_output = String::new();
     let compiled = driver.import(&Source::new(&source, &file)).and_then(|m| {
-        let (compiled, kernels) = driver.compile_module_kernels(&m)?;
-        Ok((m, compiled, kernels))
+        let compilation = driver.compile_module_kernels(&m, &mut side_output)?;
+        Ok((m, compilation))
     });
+    eprint!("{side_output}");
     match compiled {
-        Ok(all) => Ok(Some(all)),
+        Ok(compiled) => {
+            report(&sources, &compiled.1.remarks);
+            Ok(Some(compiled))
+        }
         Err(diags) => {
             report(&sources, &diags);
             Ok(None)
@@ -444,15 +451,23 @@ fn run_kernel(
     args: &[String],
     function: Option<&str>,
     (out_dir, format): (Option<&Path>, RunFormat),
-    compile: (u8, NamingModel, Semantics),
+    pipeline: PipelineArgs,
     progress_interval: Option<usize>,
 ) -> Result<bool, String> {
     let (file, bytes) = read_input(path)?;
     let kernels = if bytes.starts_with(b"\x7fELF") {
+        let given = pipeline.non_default_flags();
+        if !given.is_empty() {
+            return Err(format!(
+                "error: {file} is a compiled object, so {} cannot apply; pass them to \
+                 `ptoc -o` when compiling it, or run the `.mlir` source",
+                given.join(", ")
+            ));
+        }
         read_elf(&bytes).map_err(|e| format!("error: {file}: {e}"))?
     } else {
-        match compile_source(&default_driver(compile)?, path)? {
-            Some((_, _, kernels)) => kernels,
+        match compile_source(&pipeline.driver(Emit::Obj, false)?, path)? {
+            Some((_, compiled)) => compiled.kernels,
             None => return Ok(false),
         }
     };
@@ -645,11 +660,19 @@ fn run_verify(
     input: &str,
     trials: u32,
     seed: u64,
-    compile: (u8, NamingModel, Semantics),
+    pipeline: PipelineArgs,
     args: &[String],
 ) -> Result<bool, String> {
-    let driver = default_driver(compile)?;
-    let Some((module, compiled, kernels)) = compile_source(&driver, input)? else {
+    let driver = pipeline.driver(Emit::Obj, false)?;
+    let Some((
+        module,
+        Compilation {
+            module: compiled,
+            kernels,
+            ..
+        },
+    )) = compile_source(&driver, input)?
+    else {
         return Ok(false);
     };
     let reference = driver.reference_module(&module).and_then(|reference| {
