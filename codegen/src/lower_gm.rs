@@ -131,10 +131,12 @@ fn lower(kernel: &GmKernel, may_remake: bool) -> Result<Kernel, Vec<Diagnostic>>
         return Err(bounds);
     }
     let pool: Vec<u8> = next.copied().collect();
-    if let Err(d) = allocate_gprs(kernel, &pool, &mut gprs) {
-        // Too many scalars alive at once: remake the constants each loop reads inside it
-        // rather than hold them in registers across the loop, and try again.
-        return match rematerialize_constants(kernel).filter(|_| may_remake) {
+    let mut constants = HashMap::new();
+    constants_of(&kernel.body, &mut constants);
+    if let Err(d) = allocate_gprs(kernel, &constants, &pool, &mut gprs) {
+        // Too many scalars alive at once: remake the constants and the arithmetic on them at
+        // each use rather than hold them in registers across loops, and try again.
+        return match rematerialize_scalars(kernel).filter(|_| may_remake) {
             Some(remade) => lower(&remade, false),
             None => Err(vec![d]),
         };
@@ -142,6 +144,7 @@ fn lower(kernel: &GmKernel, may_remake: bool) -> Result<Kernel, Vec<Diagnostic>>
 
     let mut e = Emitter {
         kernel,
+        constants,
         gprs,
         metas: HashMap::new(),
         mask: pe_mask,
@@ -171,41 +174,114 @@ fn lower(kernel: &GmKernel, may_remake: bool) -> Result<Kernel, Vec<Diagnostic>>
     })
 }
 
-/// `kernel` with every use of a constant reading a copy made just before it, so a constant
-/// holds a register only from there to its use (a loop's bounds and step: through the loop);
-/// `None` when no op reads a constant.
-fn rematerialize_constants(kernel: &GmKernel) -> Option<GmKernel> {
-    fn constants(block: &Block, out: &mut HashMap<ValueId, u64>) {
+/// Every constant `block` (and its nested bodies) defines, with its bits.
+fn constants_of(block: &Block, out: &mut HashMap<ValueId, u64>) {
+    for op in &block.ops {
+        match &op.kind {
+            GmOpKind::Constant(bits) => {
+                out.insert(op.results[0], *bits);
+            }
+            GmOpKind::For(body) => constants_of(body, out),
+            _ => {}
+        }
+    }
+}
+
+/// The bound and step of loop `op` that its test and latch take as immediates rather than
+/// registers: a constant upper bound that fits SETC.GEI/LTI's simm12, a constant step that fits
+/// ADDI's uimm12 (docs/isa.md §11.5). Such a value needs no register through the loop.
+fn loop_immediates(op: &GmOp, constants: &HashMap<ValueId, u64>) -> (Option<i64>, Option<i64>) {
+    let ub = constants
+        .get(&op.operands[1])
+        .map(|&b| b as i64)
+        .filter(|b| (-2048..2048).contains(b));
+    let step = constants
+        .get(&op.operands[2])
+        .map(|&b| b as i64)
+        .filter(|b| (0..4096).contains(b));
+    (ub, step)
+}
+
+/// The most ops [`rematerialize_scalars`] remakes for one use.
+const REMAKE_LIMIT: usize = 6;
+
+/// `kernel` with every use of a remakable scalar reading a copy made just before it, so the
+/// value holds a register only from there to its use (a loop's bounds and step: through the
+/// loop); `None` when no op reads one. A scalar is remakable when it is a constant, or integer
+/// arithmetic on remakable scalars and kernel arguments (which keep their registers throughout),
+/// in at most [`REMAKE_LIMIT`] ops. The originals stay where they are, so a computation that
+/// faults still faults there first; the copies compute the same bits.
+fn rematerialize_scalars(kernel: &GmKernel) -> Option<GmKernel> {
+    /// Each remakable value's defining op and how many ops remaking it takes.
+    fn recipes(kernel: &GmKernel, block: &Block, out: &mut HashMap<ValueId, (GmOp, usize)>) {
         for op in &block.ops {
             match &op.kind {
-                GmOpKind::Constant(bits) => {
-                    out.insert(op.results[0], *bits);
+                GmOpKind::Constant(_) => {
+                    out.insert(op.results[0], (op.clone(), 1));
                 }
-                GmOpKind::For(body) => constants(body, out),
+                GmOpKind::Arith(_) => {
+                    let cost = op.operands.iter().try_fold(1, |n, v| match out.get(v) {
+                        Some((_, c)) => Some(n + c),
+                        None => kernel.args.contains(v).then_some(n),
+                    });
+                    if let Some(cost) = cost.filter(|&c| c <= REMAKE_LIMIT) {
+                        out.insert(op.results[0], (op.clone(), cost));
+                    }
+                }
+                GmOpKind::For(body) => recipes(kernel, body, out),
                 _ => {}
             }
         }
     }
-    fn remake(kernel: &mut GmKernel, block: &mut Block, known: &HashMap<ValueId, u64>) -> bool {
+    /// A copy of `v` made by ops appended to `ops`.
+    fn copy_of(
+        kernel: &mut GmKernel,
+        v: ValueId,
+        known: &HashMap<ValueId, (GmOp, usize)>,
+        loc: &ptoc_ir::Location,
+        ops: &mut Vec<GmOp>,
+    ) -> ValueId {
+        let (recipe, _) = &known[&v];
+        let operands = (recipe.operands.iter())
+            .map(|&o| match known.contains_key(&o) {
+                true => copy_of(kernel, o, known, loc, ops),
+                false => o,
+            })
+            .collect();
+        let value = kernel.value(v).clone();
+        let copy = kernel.add_value(value.name, value.ty, GmDef::Result(0));
+        ops.push(GmOp {
+            kind: recipe.kind.clone(),
+            operands,
+            results: vec![copy],
+            loc: loc.clone(),
+            attrs: Default::default(),
+        });
+        copy
+    }
+    fn remake(
+        kernel: &mut GmKernel,
+        block: &mut Block,
+        known: &HashMap<ValueId, (GmOp, usize)>,
+    ) -> bool {
         let mut changed = false;
         let mut ops = Vec::with_capacity(block.ops.len());
         for mut op in std::mem::take(&mut block.ops) {
             let mut copies: HashMap<ValueId, ValueId> = HashMap::new();
-            for v in &mut op.operands {
-                let Some(&bits) = known.get(v) else { continue };
-                let copy = *copies.entry(*v).or_insert_with(|| {
-                    let value = kernel.value(*v).clone();
-                    let copy = kernel.add_value(value.name, value.ty, GmDef::Result(0));
-                    ops.push(GmOp {
-                        kind: GmOpKind::Constant(bits),
-                        operands: Vec::new(),
-                        results: vec![copy],
-                        loc: op.loc.clone(),
-                        attrs: Default::default(),
-                    });
-                    copy
-                });
-                *v = copy;
+            for i in 0..op.operands.len() {
+                let v = op.operands[i];
+                if !known.contains_key(&v) {
+                    continue;
+                }
+                let copy = match copies.get(&v) {
+                    Some(&c) => c,
+                    None => {
+                        let c = copy_of(kernel, v, known, &op.loc, &mut ops);
+                        copies.insert(v, c);
+                        c
+                    }
+                };
+                op.operands[i] = copy;
                 changed = true;
             }
             if let GmOpKind::For(body) = &mut op.kind {
@@ -218,7 +294,7 @@ fn rematerialize_constants(kernel: &GmKernel) -> Option<GmKernel> {
     }
     let mut remade = kernel.clone();
     let mut known = HashMap::new();
-    constants(&remade.body, &mut known);
+    recipes(&remade, &remade.body, &mut known);
     let mut body = std::mem::take(&mut remade.body);
     let changed = remake(&mut remade, &mut body, &known);
     remade.body = body;
@@ -233,12 +309,14 @@ fn is_scalar(kernel: &GmKernel, v: ValueId) -> bool {
 /// Linear-scan allocation of every non-argument scalar value over `pool`.
 fn allocate_gprs(
     kernel: &GmKernel,
+    constants: &HashMap<ValueId, u64>,
     pool: &[u8],
     gprs: &mut HashMap<ValueId, u8>,
 ) -> Result<(), Diagnostic> {
     // Positions in program order; a loop spans [start, end] with its latch at `end`.
     struct Walk<'a> {
         kernel: &'a GmKernel,
+        constants: &'a HashMap<ValueId, u64>,
         pos: usize,
         def: HashMap<ValueId, (usize, Location)>,
         end: HashMap<ValueId, usize>,
@@ -269,8 +347,12 @@ fn allocate_gprs(
                         self.pos += 1;
                         let end = self.pos;
                         self.loop_end.insert(here, end);
-                        // The latch reads ub, step, the iv and the yielded values.
-                        for &v in op.operands.iter().take(3).chain(&body.args[..1]) {
+                        // The latch reads the iv, the yielded values, and ub and step unless
+                        // they are immediates.
+                        let (ub, step) = loop_immediates(op, self.constants);
+                        let bounds = [(op.operands[1], ub), (op.operands[2], step)];
+                        let registers = bounds.iter().filter(|b| b.1.is_none()).map(|b| b.0);
+                        for v in registers.chain(body.args[..1].iter().copied()) {
                             self.uses.push((v, end, self.loops.clone()));
                         }
                         for c in op.carried() {
@@ -294,6 +376,7 @@ fn allocate_gprs(
     }
     let mut w = Walk {
         kernel,
+        constants,
         pos: 0,
         def: HashMap::new(),
         end: HashMap::new(),
@@ -528,6 +611,8 @@ fn arith(op: ArithOp, w: u32, dst: u8, a: u8, b: u8) -> Vec<Instruction> {
 
 struct Emitter<'k> {
     kernel: &'k GmKernel,
+    /// The kernel's constants, for [`loop_immediates`].
+    constants: HashMap<ValueId, u64>,
     gprs: HashMap<ValueId, u8>,
     metas: HashMap<ValueId, TileMeta>,
     mask: PeMask,
@@ -936,8 +1021,20 @@ impl Emitter<'_> {
     fn for_loop(&mut self, op: &GmOp, body: &Block) {
         let o = origin(self.kernel, op, "scf.for");
         let lb = self.gpr(op.operands[0], &op.loc);
-        let ub = self.gpr(op.operands[1], &op.loc);
-        let step = self.gpr(op.operands[2], &op.loc);
+        let (ub_imm, step_imm) = loop_immediates(op, &self.constants);
+        // `iv >= ub` (the guard) or `iv < ub` (the latch), against a register or immediate.
+        let test = |this: &mut Self, iv: u8, cond: &str| match ub_imm {
+            Some(imm) => Instruction::Scalar(ScalarInst {
+                left: iv,
+                imm,
+                ..scalar(&format!("SETC.{cond}I"))
+            }),
+            None => Instruction::Scalar(ScalarInst {
+                left: iv,
+                right: this.gpr(op.operands[1], &op.loc),
+                ..scalar(&format!("SETC.{cond}"))
+            }),
+        };
         let iv = self.gpr(body.args[0], &op.loc);
         // Carried tiles start where their inits are; carried scalars are copied in.
         let carried = op.carried();
@@ -960,11 +1057,7 @@ impl Emitter<'_> {
         let top = self.new_label();
         let mut guard = parallel_copy(copies);
         guard.push(mov(iv, lb));
-        guard.push(Instruction::Scalar(ScalarInst {
-            left: iv,
-            right: ub,
-            ..scalar("SETC.GE")
-        }));
+        guard.push(test(self, iv, "GE"));
         self.cond_block(exit, guard, o.clone());
         self.place(top);
         self.block(body);
@@ -980,12 +1073,11 @@ impl Emitter<'_> {
             moves.push((self.gpr(c.arg, &op.loc), self.gpr(y, &op.loc)));
         }
         let mut latch = parallel_copy(moves);
-        latch.push(add_shifted(iv, iv, step, 0));
-        latch.push(Instruction::Scalar(ScalarInst {
-            left: iv,
-            right: ub,
-            ..scalar("SETC.LT")
-        }));
+        latch.push(match step_imm {
+            Some(imm) => imm_op("ADDI", iv, iv, imm),
+            None => add_shifted(iv, iv, self.gpr(op.operands[2], &op.loc), 0),
+        });
+        latch.push(test(self, iv, "LT"));
         self.cond_block(top, latch, o);
         self.place(exit);
     }

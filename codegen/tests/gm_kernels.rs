@@ -922,8 +922,10 @@ proptest::proptest! {
     }
 }
 
-/// The generator's kernels compile: under queue naming at least three in four, under absolute naming the
-/// ones whose loops write no tile (so both profiles are really exercised), over fixed seeds.
+/// The generator's kernels compile: under queue naming at least nine in ten (over seeds 0..400,
+/// 395 compile: constant loop bounds and steps are immediates, and scalars are remade at their
+/// uses when they outrun the GPRs), under absolute naming the ones whose loops write no tile (so
+/// both profiles are really exercised), over fixed seeds.
 #[test]
 fn random_gm_kernels_mostly_compile_under_both_profiles() {
     let seeds = 0..48u64;
@@ -933,8 +935,8 @@ fn random_gm_kernels_mostly_compile_under_both_profiles() {
         c[1] += ok[1] as usize;
         c
     });
-    // Queue naming refuses only for capacity: mostly the GPRs of deep loop nests.
-    assert!(counts[0] * 4 >= total * 3, "queue: {counts:?} of {total}");
+    // Queue naming refuses only for capacity: the GPRs of deep loop nests that carry scalars.
+    assert!(counts[0] * 10 >= total * 9, "queue: {counts:?} of {total}");
     assert!(counts[1] * 10 >= total, "absolute: {counts:?} of {total}");
 }
 

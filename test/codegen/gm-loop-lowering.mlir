@@ -1,7 +1,8 @@
 // A GM kernel's loop as it lowers (docs/isa.md §12.8, §13, §14): the guard block skips the body
 // when iv >= n (a zero-trip loop runs zero times), the TLOAD/TSTORE take base + 32*iv (one 8-column
 // FP32 row is 32 bytes) and the 32-byte row stride through B.IOR, TMULS reads its FP32 scalar from
-// a2 (the third argument's GPR), and the back edge re-enters the body while iv < n. Offsets, by hand:
+// a2 (the third argument's GPR), and the back edge adds the constant step as ADDI's immediate and
+// re-enters the body while iv < n. Offsets, by hand:
 // the guard starts at byte 16, the body at 32, the back edge at 128, the code ends at 144.
 // x = arange(32)/2 - 3 as 4x8, so 2*x[r, c] = 8r + c - 6.
 // RUN: ptoc %s | FileCheck %s
@@ -31,7 +32,7 @@
 // CHECK-NEXT: B.IOT T#1, mask=1111, last
 // CHECK-NEXT: B.IOR [[ADDR2]], {{x[0-9]}}, zero, ->zero
 // CHECK:      BSTART.STD COND, .-96
-// CHECK-NEXT: add [[IV]], {{a[0-9]}}, ->[[IV]]
+// CHECK-NEXT: addi [[IV]], 1, ->[[IV]]
 // CHECK-NEXT: setc.lt [[IV]], a3
 // CHECK-NEXT: BSTOP
 // CHECK-NOT:  BSTART

@@ -7,6 +7,16 @@
 // CHECK: scf.for
 // CHECK: scf.for {{.*}} iter_args
 // CHECK: "pto.tmax"
+// A constant bound and step are immediates of the loop test and latch (SETC.GEI/LTI, ADDI), so
+// they hold no register through the loop.
+// RUN: ptoc %s --emit=asm | FileCheck %s --check-prefix=IMM
+// IMM:      BSTART.STD COND
+// IMM:      setc.gei [[OUTER:a[0-9]+]], 64
+// IMM:      setc.gei [[INNER:a[0-9]+]], 64
+// IMM:      addi [[INNER]], 16, ->[[INNER]]
+// IMM-NEXT: setc.lti [[INNER]], 64
+// IMM:      addi [[OUTER]], 16, ->[[OUTER]]
+// IMM-NEXT: setc.lti [[OUTER]], 64
 func.func @row_max(%x: memref<64x64xf32>, %out: memref<64x1xf32>) {
   %c0 = arith.constant 0 : index
   %c16 = arith.constant 16 : index
