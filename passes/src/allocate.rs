@@ -92,15 +92,20 @@ impl Pass for Allocate {
         Ok(())
     }
     fn run_gm(&self, kernel: &mut GmKernel, ctx: &mut PassContext) -> Result<(), Vec<Diagnostic>> {
-        // A kernel may carry the mask it was made for (convert-linalg-to-pto's one PE).
-        let mask = match kernel.attrs.get(ptoc_ir::alloc_attrs::PE_MASK) {
-            Some(Attr::Str(text)) => PeMask::parse(text).unwrap_or(ctx.options.pe_mask),
-            _ => ctx.options.pe_mask,
-        };
+        let mask = gm_kernel_mask(kernel, ctx);
         let stats = crate::gm_allocate::allocate_gm(kernel, mask, ctx.options.target_profile)?;
         ctx.record(self.name(), "tiles-allocated", stats.pushes);
         ctx.record(self.name(), "capacity-bytes", stats.peak_bytes);
         Ok(())
+    }
+}
+
+/// The PE mask a GM kernel is allocated under: the one it carries, if it was made for one
+/// (convert-linalg-to-pto's one PE), else the option's.
+pub(crate) fn gm_kernel_mask(kernel: &GmKernel, ctx: &PassContext) -> PeMask {
+    match kernel.attrs.get(ptoc_ir::alloc_attrs::PE_MASK) {
+        Some(Attr::Str(text)) => PeMask::parse(text).unwrap_or(ctx.options.pe_mask),
+        _ => ctx.options.pe_mask,
     }
 }
 

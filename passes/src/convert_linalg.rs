@@ -234,7 +234,9 @@ pub fn convert(program: &Program, options: &Options) -> Converted {
 }
 
 /// Whether `kernel` gets through the tile passes and the allocator (the capacity and naming
-/// limits), on a copy: the block choice's one question the plan cannot answer alone.
+/// limits), on a copy: the block choice's one question the plan cannot answer alone. It must
+/// fit in the order it is emitted in: a block that fits only with retiring pushes costs them
+/// every iteration, and a smaller one that fits as it is leaves the stages after it room.
 fn fits(kernel: &GmKernel, options: &Options) -> Result<(), Vec<Diagnostic>> {
     let mut trial = kernel.clone();
     let mut ctx = PassContext::new(options.clone());
@@ -243,7 +245,10 @@ fn fits(kernel: &GmKernel, options: &Options) -> Result<(), Vec<Diagnostic>> {
     if options.opt_level > 0 {
         crate::fuse::Fuse.run_gm(&mut trial, &mut ctx)?;
     }
-    crate::Allocate.run_gm(&mut trial, &mut ctx)
+    let mask = crate::allocate::gm_kernel_mask(&trial, &ctx);
+    let order = crate::gm_allocate::Order::AsWritten;
+    crate::gm_allocate::allocate_gm_in(&mut trial, mask, options.target_profile, order)?;
+    Ok(())
 }
 
 /// The first of `kernels` (best first; `None` where a candidate cannot be built) that [`fits`],

@@ -14,6 +14,12 @@
 //!    whose oldest entry is dead, else the hand with the fewest live oldest tiles is rotated by
 //!    TMOV re-pushes.
 //!
+//! 4. when that plan could exceed the core's capacity, the kernel is planned again in the order
+//!    of `gm_schedule` (a tile's readers close behind it), following the footprint states as it
+//!    goes: where a push would not fit, dead tiles are first retired by TMOVs of the smallest
+//!    tile the queue names ([`Alloc::retire`]), looking one iteration ahead at a loop's back edge
+//!    and entry (docs/isa.md §17, decision 62).
+//!
 //! Ages are tracked assuming every hand may be full (a tile is reachable while at most 15 newer
 //! ones were pushed on its hand), which holds whatever the trip counts. Capacity is proved by an
 //! abstract interpretation over the footprint states paths can reach (per hand, each tile's bytes
@@ -30,6 +36,7 @@
 //! comma-separated); on the kernel `pto.profile` and `pto.pe_mask`.
 
 use crate::allocate::accumulator_of;
+use crate::gm_schedule::schedule_block;
 use ptoc_ir::alloc_attrs::{DST, PE_MASK, PROFILE, ROWS, SRCS, TSIZE};
 #[cfg(test)]
 use ptoc_ir::Type;
@@ -57,11 +64,32 @@ pub struct GmStats {
     pub peak_bytes: u64,
 }
 
-/// Allocate `kernel` under `mask` and `naming`, recording the results as attributes.
+/// Allocate `kernel` under `mask` and `naming`, recording the results as attributes. A kernel
+/// whose source order does not fit the core is planned again in a scheduled order, retiring
+/// dead tiles with cheap pushes (module doc, step 4).
 pub fn allocate_gm(
     kernel: &mut GmKernel,
     mask: PeMask,
     naming: NamingModel,
+) -> Result<GmStats, Vec<Diagnostic>> {
+    allocate_gm_in(kernel, mask, naming, Order::Fitted)
+}
+
+/// The op orders [`allocate_gm_in`] may plan a kernel in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Order {
+    /// The source's, only.
+    AsWritten,
+    /// The source's, else a scheduled one with retiring pushes.
+    Fitted,
+}
+
+/// [`allocate_gm`], in the orders `order` allows.
+pub(crate) fn allocate_gm_in(
+    kernel: &mut GmKernel,
+    mask: PeMask,
+    naming: NamingModel,
+    order: Order,
 ) -> Result<GmStats, Vec<Diagnostic>> {
     check_signature(kernel)?;
     let mut body = std::mem::take(&mut kernel.body);
@@ -78,13 +106,38 @@ pub fn allocate_gm(
             mask,
             stats: GmStats::default(),
             pinned,
+            fit: false,
         };
         match naming {
             NamingModel::Queue => {
-                let mut q = Queue::default();
-                alloc.queue_block(&mut body, &mut q, None)?;
-                let mut abs = Abstract::default();
-                alloc.capacity_block(&body, &mut abs)?;
+                let original = body.clone();
+                let values = alloc.kernel.values.len();
+                match alloc.plan_queue(&mut body) {
+                    Err(Refusal::Capacity(first)) if order == Order::Fitted => {
+                        // The source order does not fit: plan again, scheduled, keeping the
+                        // capacity in view. Its refusal is the one to report when it is about
+                        // capacity too (it says the lower bound); otherwise the first is.
+                        body = original;
+                        alloc.kernel.values.truncate(values);
+                        alloc.stats = GmStats::default();
+                        alloc.fit = true;
+                        let geometry = &alloc.geometry;
+                        let mask = alloc.mask;
+                        let footprint = |v: ValueId| {
+                            geometry
+                                .get(&v)
+                                .map_or(0, |g| RegisterFile::footprint(g.0, mask))
+                        };
+                        schedule_block(&mut body, &footprint);
+                        match alloc.plan_queue(&mut body) {
+                            Ok(()) => {}
+                            Err(Refusal::Capacity(d)) => return Err(d),
+                            Err(Refusal::Other(_)) => return Err(first),
+                        }
+                    }
+                    Err(Refusal::Capacity(d) | Refusal::Other(d)) => return Err(d),
+                    Ok(()) => {}
+                }
             }
             NamingModel::AbsoluteNoFree => {
                 let mut file = RegisterFile::with_naming(NamingModel::AbsoluteNoFree);
@@ -465,6 +518,69 @@ struct Alloc<'k> {
     /// there between it and its loop boundary: the carried tiles reach it as the hand's newest,
     /// in carried order, which is where the loop's frame has them.
     pinned: HashSet<ValueId>,
+    /// Whether the planner keeps the capacity in view (the second attempt, on a scheduled
+    /// order): it tracks the footprint states as it plans, and where a push would not fit it
+    /// first retires dead tiles with the cheapest pushes it can make ([`Alloc::retire`]).
+    fit: bool,
+}
+
+/// Why a queue plan failed: the capacity proof, or anything else.
+enum Refusal {
+    Capacity(Diagnostic),
+    Other(Diagnostic),
+}
+
+/// A push of a tile of so many bytes onto a hand.
+type Push = (Hand, u64);
+
+/// The largest total any path holds while `pushes` are made from `abs`, in order.
+fn peak_after(abs: &Abstract, pushes: &[Push]) -> u64 {
+    let mut a = abs.clone();
+    pushes
+        .iter()
+        .map(|&(h, bytes)| a.push(h, bytes))
+        .max()
+        .unwrap_or_else(|| a.total())
+}
+
+/// The most bytes of tiles alive at once (pushed, and read later) anywhere in an op order, and
+/// where: what any allocation of that order needs at least.
+#[derive(Debug, Default)]
+struct LivePeak {
+    bytes: u64,
+    loc: Option<Location>,
+}
+
+impl LivePeak {
+    fn raise(&mut self, bytes: u64, loc: &Location) {
+        if bytes > self.bytes {
+            *self = LivePeak {
+                bytes,
+                loc: Some(loc.clone()),
+            };
+        }
+    }
+
+    /// The lower bound, for a capacity refusal.
+    fn describe(&self) -> String {
+        let at = self
+            .loc
+            .as_ref()
+            .map_or(String::new(), |l| format!(" at {l}"));
+        if self.bytes > RegisterFile::CAPACITY_BYTES {
+            format!(
+                "the tiles alive at once{at} alone need {} bytes, so no allocation of this order \
+                 fits; a narrower --pe-mask or smaller tiles would",
+                self.bytes
+            )
+        } else {
+            format!(
+                "the tiles alive at once need at least {} bytes{at}, which would fit, but the \
+                 queue plan could not retire enough dead tiles in time",
+                self.bytes
+            )
+        }
+    }
 }
 
 /// The hand of [`Alloc::pinned`] tiles: T, which the push rule fills first, so a loop body's
@@ -857,20 +973,184 @@ impl Alloc<'_> {
         q
     }
 
-    /// Plan one block under queue naming; `frame` is the loop body's carried-tile hand.
+    /// The [`LivePeak`] of `block`'s order (nested bodies included).
+    fn live_peak(&self, block: &Block) -> LivePeak {
+        let mut peak = LivePeak::default();
+        self.live_peak_of(block, &mut peak);
+        peak
+    }
+
+    fn live_peak_of(&self, block: &Block, peak: &mut LivePeak) {
+        let last = last_uses(block);
+        let is_tile = |v: &ValueId| self.kernel.ty(*v).tile().is_some();
+        let mut defined: Vec<ValueId> = block.args.iter().copied().filter(is_tile).collect();
+        for (i, op) in block.ops.iter().enumerate() {
+            if let GmOpKind::Load | GmOpKind::Tile { .. } = op.kind {
+                let alive: u64 = (defined.iter())
+                    .filter(|v| last.get(v).is_some_and(|&l| l >= i))
+                    .map(|&v| self.footprint(v))
+                    .sum();
+                peak.raise(alive + self.footprint(op.results[0]), &op.loc);
+            }
+            if let GmOpKind::For(body) = &op.kind {
+                self.live_peak_of(body, peak);
+            }
+            defined.extend(op.results.iter().copied().filter(is_tile));
+        }
+    }
+
+    /// Plan the kernel's body under queue naming, then prove its capacity.
+    fn plan_queue(&mut self, body: &mut Block) -> Result<(), Refusal> {
+        let peak = self.live_peak(body);
+        let mut q = Queue::default();
+        let mut abs = Abstract::default();
+        self.queue_block(body, &mut q, None, &mut abs)
+            .map_err(Refusal::Other)?;
+        let mut abs = Abstract::default();
+        self.capacity_block(body, &mut abs, &peak)
+            .map_err(Refusal::Capacity)
+    }
+
+    /// The hand a planned push `op` went to.
+    fn pushed_hand(op: &GmOp) -> Hand {
+        match op.attrs.get(DST) {
+            Some(Attr::Str(s)) => s.chars().next().and_then(Hand::from_letter),
+            _ => None,
+        }
+        .unwrap_or(Hand::T)
+    }
+
+    /// The pushes of planned ops, outside nested loops, in order.
+    fn pushes(&self, ops: &[GmOp]) -> Vec<Push> {
+        ops.iter()
+            .filter(|op| matches!(op.kind, GmOpKind::Load | GmOpKind::Tile { .. }))
+            .map(|op| (Self::pushed_hand(op), self.footprint(op.results[0])))
+            .collect()
+    }
+
+    /// The cheapest push the planner can make at a point: a TMOV of the smallest tile `q` can
+    /// name (live or not; a CUBE tile has no TMOV). Its value, code and footprint.
+    fn cheap_source(&self, q: &Queue) -> Option<(ValueId, TileReg, u64)> {
+        let known = Hand::ALL.into_iter().flat_map(|h| {
+            q.hands[h as usize]
+                .iter()
+                .enumerate()
+                .filter_map(move |(k, v)| Some((h, k, (*v)?)))
+        });
+        known
+            .filter(|&(_, _, v)| {
+                let tile = self.kernel.ty(v).tile();
+                // A CUBE tile has no TMOV; a predicate's would be a byte tile of another shape.
+                tile.is_some_and(|t| !t.layout.is_cube() && !t.is_predicate())
+                    && self.geometry.contains_key(&v)
+            })
+            .min_by_key(|&(h, k, v)| (self.footprint(v), k, h as usize))
+            .and_then(|(h, k, v)| Some((v, TileReg::of(h, k as u8 + 1)?, self.footprint(v))))
+    }
+
+    /// Retire dead tiles with cheap pushes ([`Alloc::cheap_source`]) while that lowers the peak
+    /// of the pushes `then` that follow (the next push, or the next iteration's first ones), until
+    /// it fits. A cheap push goes onto a hand only over its dead oldest tiles, and over one more
+    /// when it is `then`'s first hand (whose push retires the next). `live` says what is still
+    /// read from here on.
+    #[allow(clippy::too_many_arguments)]
+    fn retire(
+        &mut self,
+        q: &mut Queue,
+        latest: &mut HashMap<ValueId, ValueId>,
+        live: &dyn Fn(ValueId) -> bool,
+        then: &[Push],
+        loc: &Location,
+        abs: &mut Abstract,
+        out: &mut Vec<GmOp>,
+    ) {
+        let dead_oldest = |q: &Queue, h: Hand| {
+            (0..DEPTH)
+                .rev()
+                .take_while(|&i| {
+                    !q.hands[h as usize]
+                        .get(i)
+                        .copied()
+                        .flatten()
+                        .is_some_and(live)
+                })
+                .count()
+        };
+        for _ in 0..4 * DEPTH {
+            let now = peak_after(abs, then);
+            if now <= RegisterFile::CAPACITY_BYTES {
+                return;
+            }
+            let Some((_, _, bytes)) = self.cheap_source(q) else {
+                return;
+            };
+            let reserved = self.matrix_hand_reserved();
+            // The fewest pushes that make it fit, else the lowest peak.
+            let rank = |peak: u64, k: usize| {
+                if peak <= RegisterFile::CAPACITY_BYTES {
+                    (0, k as u64)
+                } else {
+                    (1, peak)
+                }
+            };
+            let mut best: Option<((u8, u64), u64, usize, Hand)> = None;
+            for r in Hand::ALL.into_iter().filter(|&r| Some(r) != reserved) {
+                let spare = usize::from(then.first().is_some_and(|p| p.0 == r));
+                let most = dead_oldest(q, r).saturating_sub(spare);
+                let mut a = abs.clone();
+                for k in 1..=most {
+                    a.push(r, bytes);
+                    let peak = peak_after(&a, then);
+                    if best.is_none_or(|b| rank(peak, k) < b.0) {
+                        best = Some((rank(peak, k), peak, k, r));
+                    }
+                }
+            }
+            let Some((_, _, k, r)) = best.filter(|b| b.1 < now) else {
+                return;
+            };
+            for _ in 0..k {
+                // The smallest tile is still one of `bytes` (the copies are), wherever it is now.
+                let Some((src, code, bytes)) = self.cheap_source(q) else {
+                    return;
+                };
+                let from = latest.get(&src).copied().unwrap_or(src);
+                let op = self.tmov(from, code, r, loc);
+                q.push(r, op.results[0]);
+                abs.push(r, bytes);
+                out.push(op);
+            }
+        }
+    }
+
+    /// Plan one block under queue naming; `frame` is the loop body's carried-tile hand. Under
+    /// [`Alloc::fit`], `abs` follows the footprint states the planned pushes leave.
     fn queue_block(
         &mut self,
         block: &mut Block,
         q: &mut Queue,
         frame: Option<&[Hand]>,
+        abs: &mut Abstract,
     ) -> Result<(), Diagnostic> {
         let last = last_uses(block);
         let shares_matrix_hand = self.matrix_hand_sharing(block);
         let old = std::mem::take(&mut block.ops);
         let mut latest: HashMap<ValueId, ValueId> = HashMap::new();
-        let mut out = Vec::with_capacity(old.len());
+        let mut out: Vec<GmOp> = Vec::with_capacity(old.len());
+        // How many of `out`'s ops `abs` has seen.
+        let mut seen = 0;
+        let track = |this: &Self, abs: &mut Abstract, out: &[GmOp], seen: &mut usize| {
+            if this.fit {
+                for (h, bytes) in this.pushes(&out[*seen..]) {
+                    abs.push(h, bytes);
+                }
+            }
+            *seen = out.len();
+        };
         for (i, mut op) in old.into_iter().enumerate() {
             let live_after = |v: ValueId| last.get(&v).is_some_and(|&l| l > i);
+            // What is read from this op on: its operands are read after any push made for it.
+            let live_here = |v: ValueId| last.get(&v).is_some_and(|&l| l >= i);
             // Operands stay the block's own values (the queue tracks those) until the op is
             // emitted; then each names its newest copy.
             let rename = |op: &mut GmOp, latest: &HashMap<ValueId, ValueId>| {
@@ -883,8 +1163,20 @@ impl Alloc<'_> {
             match &mut op.kind {
                 GmOpKind::Load | GmOpKind::Tile { .. } => {
                     let shares = shares_matrix_hand[i];
-                    let hand =
+                    let mut hand =
                         self.push_hand(q, &mut latest, &live_after, &op, shares, &mut out)?;
+                    if self.fit {
+                        track(self, abs, &out, &mut seen);
+                        let then = [(hand, self.footprint(op.results[0]))];
+                        if peak_after(abs, &then) > RegisterFile::CAPACITY_BYTES {
+                            let loc = op.loc.clone();
+                            self.retire(q, &mut latest, &live_here, &then, &loc, abs, &mut out);
+                            seen = out.len();
+                            // The hand may have changed its mind: its oldest is still dead.
+                            hand =
+                                self.push_hand(q, &mut latest, &live_after, &op, shares, &mut out)?;
+                        }
+                    }
                     let mut codes = Vec::new();
                     for &l in &op.operands {
                         if self.kernel.ty(l).tile().is_some() {
@@ -918,9 +1210,41 @@ impl Alloc<'_> {
                     rename(&mut op, &latest);
                     out.push(op);
                 }
+                GmOpKind::For(_) if self.fit => {
+                    track(self, abs, &out, &mut seen);
+                    let before = (q.clone(), latest.clone(), out.len(), op.clone());
+                    let (values, stats, entry) =
+                        (self.kernel.values.len(), self.stats.clone(), abs.clone());
+                    let mut planned =
+                        self.fit_loop_op(q, &mut latest, &live_after, &mut op, &mut out, abs)?;
+                    // The first iteration starts with what the code before it left: when its
+                    // first pushes do not fit over that, retire dead tiles before the entry's
+                    // re-pushes (a body that starts cold has no tile to make cheap pushes from).
+                    let mut then = self.pushes(&out[before.2..]);
+                    if let GmOpKind::For(body) = &op.kind {
+                        then.extend(self.first_pushes(&body.ops));
+                    }
+                    if peak_after(&entry, &then) > RegisterFile::CAPACITY_BYTES {
+                        (*q, latest, op) = (before.0, before.1, before.3);
+                        out.truncate(before.2);
+                        self.kernel.values.truncate(values);
+                        (self.stats, *abs) = (stats, entry);
+                        let loc = op.loc.clone();
+                        self.retire(q, &mut latest, &live_here, &then, &loc, abs, &mut out);
+                        planned =
+                            self.fit_loop_op(q, &mut latest, &live_after, &mut op, &mut out, abs)?;
+                    }
+                    let (tile_at, hands) = planned;
+                    let results: Vec<ValueId> =
+                        tile_at.iter().map(|&j| op.results[j - 3]).collect();
+                    *q = Self::frame_queue(&results, &hands);
+                    out.push(op);
+                    seen = out.len();
+                }
                 GmOpKind::For(_) => {
                     let (tile_at, hands) =
                         self.canonical(q, &mut latest, &live_after, &mut op, 3, None, &mut out)?;
+                    track(self, abs, &out, &mut seen);
                     let GmOpKind::For(body) = &mut op.kind else {
                         unreachable!("matched above")
                     };
@@ -928,14 +1252,21 @@ impl Alloc<'_> {
                     // else is known.
                     let args: Vec<ValueId> = tile_at.iter().map(|&j| body.args[j - 2]).collect();
                     let mut inner = Self::frame_queue(&args, &hands);
-                    self.queue_block(body, &mut inner, Some(&hands))?;
+                    self.queue_block(body, &mut inner, Some(&hands), abs)?;
                     let results: Vec<ValueId> =
                         tile_at.iter().map(|&j| op.results[j - 3]).collect();
                     *q = Self::frame_queue(&results, &hands);
                     out.push(op);
+                    seen = out.len();
                 }
                 GmOpKind::Yield => {
                     if let Some(hands) = frame {
+                        if self.fit {
+                            track(self, abs, &out, &mut seen);
+                            let then = self.next_iteration_pushes(&op, hands, &out);
+                            let loc = op.loc.clone();
+                            self.retire(q, &mut latest, &live_here, &then, &loc, abs, &mut out);
+                        }
                         let fixed = Some(hands);
                         self.canonical(q, &mut latest, &live_after, &mut op, 0, fixed, &mut out)?;
                     }
@@ -943,21 +1274,126 @@ impl Alloc<'_> {
                 }
                 GmOpKind::Constant(_) | GmOpKind::Arith(_) | GmOpKind::Return => out.push(op),
             }
+            track(self, abs, &out, &mut seen);
         }
         block.ops = out;
         Ok(())
     }
 
+    /// What a loop body's back edge is followed by, as pushes: the yield's re-pushes of the
+    /// carried tiles onto `hands`, then the body's first pushes (`planned`, outside nested
+    /// loops) up to the first that makes a cheap push possible again (one no bigger than the
+    /// body's smallest).
+    fn next_iteration_pushes(
+        &self,
+        yield_op: &GmOp,
+        hands: &[Hand],
+        planned: &[GmOp],
+    ) -> Vec<Push> {
+        let carried: Vec<ValueId> = yield_op
+            .operands
+            .iter()
+            .copied()
+            .filter(|&v| self.kernel.ty(v).tile().is_some() && !self.is_cube(v))
+            .collect();
+        let cubes = hands.len() - carried.len();
+        let mut then: Vec<Push> = carried
+            .iter()
+            .zip(&hands[cubes..])
+            .map(|(&v, &h)| (h, self.footprint(v)))
+            .collect();
+        then.extend(self.first_pushes(planned));
+        then
+    }
+
+    /// A planned body's first pushes (outside nested loops) up to the first that makes a cheap
+    /// push possible (one no bigger than the body's smallest).
+    fn first_pushes(&self, planned: &[GmOp]) -> Vec<Push> {
+        let first_loop = planned
+            .iter()
+            .position(|op| matches!(op.kind, GmOpKind::For(_)))
+            .unwrap_or(planned.len());
+        let mut body = self.pushes(&planned[..first_loop]);
+        let smallest = body.iter().map(|p| p.1).min().unwrap_or(0);
+        let until = body
+            .iter()
+            .position(|p| p.1 <= smallest)
+            .map_or(body.len(), |k| k + 1);
+        body.truncate(until);
+        body
+    }
+
+    /// Plan loop `op` under [`Alloc::fit`]: the entry's re-pushes of its carried tiles, then
+    /// its body ([`Alloc::fit_loop`]), leaving in `abs` the states at the loop's head. Returns
+    /// [`Alloc::canonical`]'s operand positions and hands.
+    fn fit_loop_op(
+        &mut self,
+        q: &mut Queue,
+        latest: &mut HashMap<ValueId, ValueId>,
+        live: &dyn Fn(ValueId) -> bool,
+        op: &mut GmOp,
+        out: &mut Vec<GmOp>,
+        abs: &mut Abstract,
+    ) -> Result<(Vec<usize>, Vec<Hand>), Diagnostic> {
+        let start = out.len();
+        let (tile_at, hands) = self.canonical(q, latest, live, op, 3, None, out)?;
+        for (h, bytes) in self.pushes(&out[start..]) {
+            abs.push(h, bytes);
+        }
+        let GmOpKind::For(body) = &mut op.kind else {
+            unreachable!("a loop op")
+        };
+        let args: Vec<ValueId> = tile_at.iter().map(|&j| body.args[j - 2]).collect();
+        *abs = self.fit_loop(body, &args, &hands, abs)?;
+        Ok((tile_at, hands))
+    }
+
+    /// Plan a loop body under [`Alloc::fit`]: planned again from each iteration's possible
+    /// start states until they are a fixed point (as [`Alloc::capacity_block`] iterates, merging
+    /// after as many rounds as a queue is deep); returns the states at the loop's head.
+    fn fit_loop(
+        &mut self,
+        body: &mut Block,
+        args: &[ValueId],
+        hands: &[Hand],
+        entry: &Abstract,
+    ) -> Result<Abstract, Diagnostic> {
+        let original = body.clone();
+        let values = self.kernel.values.len();
+        let stats = self.stats.clone();
+        let mut start = entry.clone();
+        for round in 0.. {
+            // A round's copies are the kernel's values only if its plan is kept.
+            self.kernel.values.truncate(values);
+            self.stats = stats.clone();
+            *body = original.clone();
+            let mut inner = Self::frame_queue(args, hands);
+            let mut end = start.clone();
+            self.queue_block(body, &mut inner, Some(hands), &mut end)?;
+            let next = if round > DEPTH + 2 {
+                start.join(&end, true)
+            } else {
+                entry.join(&end, round > DEPTH)
+            };
+            if next == start || round > 2 * DEPTH + 4 {
+                break;
+            }
+            start = next;
+        }
+        Ok(start)
+    }
+
     /// The capacity proof of the module doc, over the planned block.
-    fn capacity_block(&mut self, block: &Block, abs: &mut Abstract) -> Result<(), Diagnostic> {
+    fn capacity_block(
+        &mut self,
+        block: &Block,
+        abs: &mut Abstract,
+        peak: &LivePeak,
+    ) -> Result<(), Diagnostic> {
         for op in &block.ops {
             match &op.kind {
                 GmOpKind::Load | GmOpKind::Tile { .. } => {
-                    let hand = match op.attrs.get(DST) {
-                        Some(Attr::Str(s)) => s.chars().next().and_then(Hand::from_letter),
-                        _ => None,
-                    }
-                    .unwrap_or(Hand::T);
+                    let hand = Self::pushed_hand(op);
                     let total = abs.push(hand, self.footprint(op.results[0]));
                     self.stats.peak_bytes = self.stats.peak_bytes.max(total);
                     if total > RegisterFile::CAPACITY_BYTES {
@@ -966,11 +1402,12 @@ impl Alloc<'_> {
                             format!(
                                 "the tiles that may still be allocated here need {} bytes of tile \
                                  capacity with mask {} (a tile stays until 16 newer ones on its \
-                                 hand retire it); the core has {} [core-capacity, \
+                                 hand retire it); the core has {}; {} [core-capacity, \
                                  Fault_TileAllocation]",
                                 total,
                                 self.mask,
-                                RegisterFile::CAPACITY_BYTES
+                                RegisterFile::CAPACITY_BYTES,
+                                peak.describe(),
                             ),
                         ));
                     }
@@ -982,7 +1419,7 @@ impl Alloc<'_> {
                     // merged ones, whose per-slot maxima can only grow, so the loop ends.
                     for round in 0.. {
                         let mut end = start.clone();
-                        self.capacity_block(body, &mut end)?;
+                        self.capacity_block(body, &mut end, peak)?;
                         let next = entry.join(&end, round > 2 * DEPTH);
                         if next == start {
                             break;

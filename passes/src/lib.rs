@@ -10,6 +10,7 @@ mod convert_linalg;
 pub mod fuse;
 mod gm;
 mod gm_allocate;
+mod gm_schedule;
 mod infer_shapes;
 mod manager;
 mod queue_plan;

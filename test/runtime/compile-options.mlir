@@ -3,7 +3,7 @@
 // 1111 they need 2 x 4 x 64 KiB = 512 KiB of the core's 256 KiB, whatever the allocator does;
 // with --pe-mask=0001 they need 128 KiB.
 // RUN: not ptoc verify %s --trials 2 2>&1 | FileCheck %s --check-prefix=FULL
-// FULL: compile-options.mlir:26:8: error: {{.*}}524288 bytes of tile capacity with mask 1111
+// FULL: compile-options.mlir:26:8: error: {{.*}}524288 bytes of tile capacity with mask 1111 {{.*}}the core has 262144; the tiles alive at once at {{.*}}compile-options.mlir:27:8 alone need 786432 bytes, so no allocation of this order fits; a narrower --pe-mask or smaller tiles would
 // RUN: ptoc verify %s --trials 2 --pe-mask=0001 | FileCheck %s --check-prefix=VERIFY
 // VERIFY: @add_rows: 2 trials (seed 0), compiled code matches the source bit for bit
 // The IR printers and statistics print to standard error, as for `ptoc -o`.
