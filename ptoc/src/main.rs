@@ -180,6 +180,10 @@ struct Semantics {
     /// for a tile in pieces (both reassociate it; a remark at the op says so).
     #[arg(long)]
     allow_reassociation: bool,
+    /// Drop `cf.assert` ops (torch-mlir's run-time checks) from linalg input instead of
+    /// refusing them: the program then means what it computes when every assertion holds.
+    #[arg(long)]
+    strip_assertions: bool,
 }
 
 fn parse_profile(text: &str) -> Result<NamingModel, String> {
@@ -337,6 +341,7 @@ fn run_compile(args: CompileArgs) -> Result<bool, String> {
             target_profile: args.target_profile,
             assume_no_nans: args.semantics.assume_no_nans,
             allow_reassociation: args.semantics.allow_reassociation,
+            strip_assertions: args.semantics.strip_assertions,
         },
         ir_printing: IrPrinting {
             before_all: args.print_ir_before_all,
@@ -410,6 +415,7 @@ fn default_driver(
             target_profile,
             assume_no_nans: semantics.assume_no_nans,
             allow_reassociation: semantics.allow_reassociation,
+            strip_assertions: semantics.strip_assertions,
             ..Default::default()
         },
         ..Options::default()
