@@ -180,3 +180,124 @@ pub(crate) fn expand(name: &str, x: BodyValue, out: &mut dyn Emit) -> Option<Bod
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs the ops [`expand`] writes on the host in f32, each op rounded once (exp in binary64
+    /// rounded once, as the interpreter's TEXP), recording them as it goes.
+    struct Host {
+        values: Vec<f32>,
+        x: f32,
+        ops: Vec<ScalarOp>,
+    }
+
+    impl Host {
+        fn get(&self, v: BodyValue) -> f32 {
+            match v {
+                BodyValue::Arg(0) => self.x,
+                BodyValue::Op(i) => self.values[i],
+                other => panic!("unexpected operand {other:?}"),
+            }
+        }
+    }
+
+    impl Emit for Host {
+        fn emit(&mut self, op: ScalarOp, operands: Vec<BodyValue>) -> BodyValue {
+            let a: Vec<f32> = operands.iter().map(|&v| self.get(v)).collect();
+            let bool_ = |b: bool| if b { 1.0 } else { 0.0 };
+            let r = match op {
+                ScalarOp::Constant(bits) => f32::from_bits(bits as u32),
+                ScalarOp::AddF => a[0] + a[1],
+                ScalarOp::SubF => a[0] - a[1],
+                ScalarOp::MulF => a[0] * a[1],
+                ScalarOp::DivF => a[0] / a[1],
+                ScalarOp::NegF => -a[0],
+                ScalarOp::AbsF => a[0].abs(),
+                ScalarOp::Exp => f64::from(a[0]).exp() as f32,
+                ScalarOp::CmpF(CmpFPredicate::Olt) => bool_(a[0] < a[1]),
+                ScalarOp::CmpF(CmpFPredicate::Oeq) => bool_(a[0] == a[1]),
+                ScalarOp::Select => {
+                    if a[0] != 0.0 {
+                        a[1]
+                    } else {
+                        a[2]
+                    }
+                }
+                other => panic!("expand wrote {other:?}, which the host does not run"),
+            };
+            self.ops.push(op);
+            self.values.push(r);
+            BodyValue::Op(self.values.len() - 1)
+        }
+    }
+
+    fn run(name: &str, x: f32) -> f32 {
+        let mut host = Host {
+            values: Vec::new(),
+            x,
+            ops: Vec::new(),
+        };
+        let r = expand(name, BodyValue::Arg(0), &mut host).unwrap();
+        assert!(host
+            .ops
+            .iter()
+            .all(|op| !op.mlir_name().ends_with(&name[5..])));
+        host.get(r)
+    }
+
+    /// Distance in ulp of the f32 nearest `exact`.
+    fn ulps(got: f32, exact: f64) -> f64 {
+        let near = exact as f32;
+        let ulp = f64::from(f32::from_bits(near.abs().to_bits() + 1)) - f64::from(near.abs());
+        (f64::from(got) - exact).abs() / ulp
+    }
+
+    #[test]
+    fn tanh_is_within_its_bound_and_keeps_special_values() {
+        let bound = EXPANDED[0].1;
+        for i in -4000..=4000 {
+            let x = i as f32 / 500.0;
+            if x == 0.0 {
+                continue;
+            }
+            let e = ulps(run("math.tanh", x), f64::from(x).tanh());
+            assert!(e <= bound, "tanh({x}) is {e} ulp off");
+        }
+        assert_eq!(run("math.tanh", -0.0).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(run("math.tanh", 0.0).to_bits(), 0);
+        assert_eq!(run("math.tanh", f32::INFINITY), 1.0);
+        assert_eq!(run("math.tanh", f32::NEG_INFINITY), -1.0);
+        assert!(run("math.tanh", f32::NAN).is_nan());
+    }
+
+    #[test]
+    fn erf_is_within_its_bound_and_keeps_special_values() {
+        let bound = EXPANDED[1].1;
+        // erf to 17 digits (binary64 values of the exact function).
+        for (x, exact) in [
+            (0.125f32, 0.140_316_204_801_333_8),
+            (0.5, 0.520_499_877_813_046_5),
+            (0.999_999_94, 0.842_700_768_207_378_5),
+            (1.0, 0.842_700_792_949_714_9),
+            (2.0, 0.995_322_265_018_952_7),
+            (3.5, 0.999_999_256_901_627_7),
+            (-0.75, -0.711_155_633_653_515_1),
+        ] {
+            let e = ulps(run("math.erf", x), exact);
+            assert!(e <= bound, "erf({x}) is {e} ulp off");
+        }
+        assert_eq!(run("math.erf", -0.0).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(run("math.erf", 10.0), 1.0);
+        assert_eq!(run("math.erf", f32::NEG_INFINITY), -1.0);
+        assert!(run("math.erf", f32::NAN).is_nan());
+        let mut host = Host {
+            values: Vec::new(),
+            x: 0.0,
+            ops: Vec::new(),
+        };
+        assert!(expand("math.sin", BodyValue::Arg(0), &mut host).is_none());
+        assert!(host.ops.is_empty());
+    }
+}
