@@ -209,3 +209,12 @@ def test_assertions_are_refused_without_the_option():
     (d,) = info.value.diagnostics
     assert "cannot lower 'cf.assert'" in d.message and "--strip-assertions" in d.message
     assert (d.file, d.line, d.col) == ("reciprocal.mlir", 10, 7)
+
+
+def test_weights_are_refused_without_printing_them():
+    with pytest.raises(ptoc.CompileError) as info:
+        ptoc.compile(source("bias_weights"), filename="bias_weights.mlir")
+    (d,) = info.value.diagnostics
+    assert (d.file, d.line, d.col) == ("bias_weights.mlir", 5, 12)
+    assert "holds a dense tensor of different elements" in d.message
+    assert "0.96825397" not in d.message

@@ -125,6 +125,18 @@ def bias_add():
     )
 
 
+def bias_weights():
+    # A bias stored in the model (an initializer of 64 different values): torch-mlir makes it a
+    # non-splat constant, which ptoc refuses (weights are arguments; docs/isa.md decision 62).
+    return _model(
+        "bias_weights",
+        [helper.make_node("Add", ["x", "b"], ["y"])],
+        [("x", F32, SHAPE)],
+        [("y", F32, SHAPE)],
+        [_const("b", np.linspace(-1, 1, SHAPE[1]))],
+    )
+
+
 def gelu():
     # 0.5 * x * (1 + erf(x / sqrt(2))), as ONNX's Gelu function body (opset 20) defines it.
     return _model(
@@ -191,6 +203,7 @@ MODELS = {
     "clip": clip,
     "add_relu": add_relu,
     "bias_add": bias_add,
+    "bias_weights": bias_weights,
     "exp": _unary("Exp"),
     "sqrt": _unary("Sqrt"),
     "reciprocal": _unary("Reciprocal"),
