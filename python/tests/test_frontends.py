@@ -247,3 +247,30 @@ def test_weights_are_refused_without_printing_them():
     assert (d.file, d.line, d.col) == ("bias_weights.mlir", 5, 12)
     assert "holds a dense tensor of different elements" in d.message
     assert "0.96825397" not in d.message
+
+
+def rust_constants(name):
+    """The f32 array `name` of dialect/src/expand_math.rs."""
+    import re
+
+    with open(os.path.join(ROOT, "dialect", "src", "expand_math.rs")) as f:
+        text = f.read()
+    body = re.search(rf"const {name}: \[f32; \d+\] = \[(.*?)\];", text, re.S).group(1)
+    return [np.float32(v) for v in body.replace("_", "").split(",") if v.strip()]
+
+
+def test_the_coefficients_are_the_fits_and_meet_the_bounds():
+    """fit_approximations.py's fits are the coefficients expand_math.rs holds, and its f32
+    model of the formulas on them stays within the stated bounds (on a smaller sample than the
+    script's own 10 million inputs)."""
+    import fit_approximations as fit
+
+    tanh_q, erf_p, erf_r = fit.coefficients()
+    assert bits(np.array(tanh_q)).tolist() == bits(np.array(rust_constants("TANH_Q"))).tolist()
+    assert bits(np.array(erf_p)).tolist() == bits(np.array(rust_constants("ERF_P"))).tolist()
+    assert bits(np.array(erf_r)).tolist() == bits(np.array(rust_constants("ERF_R"))).tolist()
+    x = fit.samples()[::8]
+    x64 = x.astype(np.float64)
+    assert fit.ulp_error(fit.tanh32(x, tanh_q), np.tanh(x64)).max() <= TANH_ULP
+    erf = np.vectorize(math.erf)(x64)
+    assert fit.ulp_error(fit.erf32(x, erf_p, erf_r), erf).max() <= ERF_ULP
