@@ -97,6 +97,10 @@ typedef struct PtocCompileOptions {
    * linalg input: let float sums and products reassociate (`--allow-reassociation`).
    */
   bool allow_reassociation;
+  /**
+   * linalg input: drop `cf.assert` ops instead of refusing them (`--strip-assertions`).
+   */
+  bool strip_assertions;
 } PtocCompileOptions;
 
 /**

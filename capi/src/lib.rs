@@ -98,6 +98,8 @@ pub struct PtocCompileOptions {
     pub assume_no_nans: bool,
     /// linalg input: let float sums and products reassociate (`--allow-reassociation`).
     pub allow_reassociation: bool,
+    /// linalg input: drop `cf.assert` ops instead of refusing them (`--strip-assertions`).
+    pub strip_assertions: bool,
 }
 
 /// What `ptoc_compile` produced.
@@ -515,6 +517,7 @@ pub extern "C" fn ptoc_compile_options_default() -> PtocCompileOptions {
         target_profile: ptr::null(),
         assume_no_nans: false,
         allow_reassociation: false,
+        strip_assertions: false,
     }
 }
 
@@ -536,6 +539,7 @@ unsafe fn options(options: *const PtocCompileOptions) -> Result<Options, Failure
     }
     options.pass_options.assume_no_nans = o.assume_no_nans;
     options.pass_options.allow_reassociation = o.allow_reassociation;
+    options.pass_options.strip_assertions = o.strip_assertions;
     Ok(options)
 }
 
@@ -943,6 +947,25 @@ func.func @s(%x: tensor<8x64xf32>) -> tensor<8xf32> {
         let compile = |allow| {
             let mut options = ptoc_compile_options_default();
             options.allow_reassociation = allow;
+            let mut out: *mut PtocCompileResult = ptr::null_mut();
+            let status = unsafe { ptoc_compile(text.as_ptr(), ptr::null(), &options, &mut out) };
+            unsafe { ptoc_compile_result_free(out) };
+            status
+        };
+        assert_eq!(compile(false), PtocStatus::CompileError);
+        assert_eq!(compile(true), PtocStatus::Ok);
+    }
+
+    /// `strip_assertions` reaches the import: torch-mlir's checked reciprocal compiles only
+    /// with it.
+    #[test]
+    fn strip_assertions_reaches_the_import() {
+        let text =
+            std::ffi::CString::new(include_str!("../../test/frontends/Inputs/reciprocal.mlir"))
+                .unwrap();
+        let compile = |strip| {
+            let mut options = ptoc_compile_options_default();
+            options.strip_assertions = strip;
             let mut out: *mut PtocCompileResult = ptr::null_mut();
             let status = unsafe { ptoc_compile(text.as_ptr(), ptr::null(), &options, &mut out) };
             unsafe { ptoc_compile_result_free(out) };

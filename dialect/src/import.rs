@@ -31,8 +31,27 @@ pub fn import_module(
     module: &Module,
     source: &Source,
 ) -> Result<ptoc_ir::Module, Vec<Diagnostic>> {
+    import_module_with(frontend, module, source, &ImportOptions::default())
+}
+
+/// What the import may do to linalg programs beyond transcribing them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ImportOptions {
+    /// `--strip-assertions`: a `cf.assert` in a linalg program (torch-mlir's checks, such as
+    /// the divisor test of `onnx.Reciprocal`) is dropped instead of refused, so the program
+    /// means what it computes when every assertion holds (docs/isa.md §20 decision 63).
+    pub strip_assertions: bool,
+}
+
+/// [`import_module`] under `options`.
+pub fn import_module_with(
+    frontend: &Frontend,
+    module: &Module,
+    source: &Source,
+    options: &ImportOptions,
+) -> Result<ptoc_ir::Module, Vec<Diagnostic>> {
     stacker::grow(PARSE_STACK_BYTES, || {
-        import_functions(frontend, module, source)
+        import_functions(frontend, module, source, options)
     })
 }
 
@@ -40,6 +59,7 @@ fn import_functions(
     frontend: &Frontend,
     module: &Module,
     source: &Source,
+    options: &ImportOptions,
 ) -> Result<ptoc_ir::Module, Vec<Diagnostic>> {
     let lines = SourceLines::new(source);
     let mut out = ptoc_ir::Module::default();
@@ -57,7 +77,12 @@ fn import_functions(
     }
     let normalised = match &first_program {
         None => None,
-        Some(loc) => Some(import_linalg::normalised(frontend, module, loc)?),
+        Some(loc) => Some(import_linalg::normalised(
+            frontend,
+            module,
+            loc,
+            options.strip_assertions,
+        )?),
     };
     let mut next = module.body().first_operation();
     while let Some(op) = next {

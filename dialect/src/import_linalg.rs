@@ -14,6 +14,7 @@
 //! reshapes, generics and `func.return`. Whether the converter can compile a program it
 //! represents (a matmul-like reduction, say) is the converter's to decide.
 
+use crate::expand_math;
 use crate::import::{op_name, ssa_name_at, SourceLines};
 use crate::import_gm::{attribute_bits, operand_ids, result_names};
 use crate::mlir::Frontend;
@@ -23,7 +24,7 @@ use melior::ir::attribute::{
     IntegerAttribute, StringAttribute,
 };
 use melior::ir::block::{BlockLike, BlockRef};
-use melior::ir::operation::{OperationLike, OperationRef};
+use melior::ir::operation::{OperationLike, OperationRef, WalkOrder, WalkResult};
 use melior::ir::r#type::{DimSize, RankedTensorType, ShapedTypeLike};
 use melior::ir::{AffineMap, Attribute, Module, RegionLike, Type, TypeLike, ValueLike};
 use melior::pass::{self, PassManager};
@@ -33,6 +34,9 @@ use ptoc_ir::linalg::{
 };
 use ptoc_ir::{Diagnostic, Location, Severity, ValueId};
 use std::collections::{HashMap, HashSet};
+
+/// torch-mlir's runtime check op (README, Compiling IREE and torch-mlir output).
+const ASSERT: &str = "cf.assert";
 
 /// The element types a linalg program may use, for messages.
 const ELEMENT_TYPES: &str = "f64, f32, tf32, f16, bf16, f8E4M3FN, f8E5M2, i8, i16, i32, i64, \
@@ -76,11 +80,15 @@ pub(crate) fn is_linalg_program(op: &OperationRef) -> bool {
 /// A copy of `module` after upstream normalisation (module docs); the caller's module is left
 /// as it is. MLIR's diagnostics of the passes come back located, through `frontend` when the
 /// module is in its context.
-/// `loc` (a program's) locates a failure MLIR does not report itself.
+/// `loc` (a program's) locates a failure MLIR does not report itself. Under
+/// `strip_assertions` every `cf.assert` of the copy is erased first, so canonicalize also
+/// removes the conditions only they read; without it, canonicalize erases the assertions it
+/// proves (a constant `true` condition) and the importer refuses the others at the op.
 pub(crate) fn normalised<'c>(
     frontend: &Frontend,
     module: &Module<'c>,
     loc: &Location,
+    strip_assertions: bool,
 ) -> Result<Module<'c>, Vec<Diagnostic>> {
     let failed = || {
         vec![Diagnostic::error(
@@ -90,6 +98,20 @@ pub(crate) fn normalised<'c>(
     };
     let copy = melior::ir::Operation::clone(&module.as_operation());
     let mut copy = Module::from_operation(copy).ok_or_else(failed)?;
+    if strip_assertions {
+        let mut asserts = Vec::new();
+        copy.as_operation().walk(WalkOrder::PostOrder, |op| {
+            if text(op.name().as_string_ref()) == ASSERT {
+                asserts.push(op.to_raw());
+            }
+            WalkResult::Advance
+        });
+        for op in asserts {
+            // SAFETY: each op is a live `cf.assert` of the copy, found once; it has no results,
+            // so nothing uses it, and destroying it erases it from its block.
+            unsafe { mlir_sys::mlirOperationDestroy(op) };
+        }
+    }
     // `to_ref` points into the `ContextRef` itself, so it must outlive the pass manager (a
     // temporary here was a dangling pointer that crashed release builds).
     let context_ref = module.context();
@@ -344,7 +366,12 @@ fn supported_math() -> String {
         .map(|op| op.mlir_name())
         .filter(|n| n.starts_with("math."))
         .collect();
-    names.join(", ")
+    let expanded: Vec<&str> = expand_math::EXPANDED.iter().map(|&(n, _)| n).collect();
+    format!(
+        "{}, and in a linalg.generic body on f32 {} (written out in ISA ops)",
+        names.join(", "),
+        expanded.join(", ")
+    )
 }
 
 /// Every op a body may hold, for messages.
@@ -442,6 +469,7 @@ impl Importer<'_, '_> {
         let name = op_name(&op);
         let err = |message: String| Err(Diagnostic::error(loc.clone(), message));
         let kind = match name.as_str() {
+            ASSERT => return err(assert_refusal(&op)),
             "func.return" => {
                 self.program.results = self.operand_ids(&op, &loc)?;
                 return Ok(());
@@ -523,13 +551,23 @@ impl Importer<'_, '_> {
             LType::Tensor(t) => match DenseElementsAttribute::try_from(attr) {
                 Ok(dense) if dense.is_splat() => (dense.splat_value(), t.elem),
                 _ => {
+                    // Not the attribute itself: a weight blob can be megabytes.
+                    let kind = match DenseElementsAttribute::try_from(attr) {
+                        Ok(_) => "a dense tensor of different elements",
+                        Err(_) => {
+                            "an attribute that is not a dense splat (a resource blob, or \
+                                   sparse elements)"
+                        }
+                    };
                     return Err(Diagnostic::error(
                         loc.clone(),
                         format!(
-                            "'arith.constant' of '{t}' holds {attr}; ptoc takes scalar constants \
-                             and splat tensors dense<c>"
+                            "'arith.constant' of '{t}' holds {kind}; ptoc takes scalar constants \
+                             and splat tensors dense<c> (a tensor of weights would need its own \
+                             memory in the kernel, which ptoc does not lay out: pass it as an \
+                             argument)"
                         ),
-                    ))
+                    ));
                 }
             },
         };
@@ -623,8 +661,11 @@ impl Importer<'_, '_> {
             next = op.next_in_block();
             let loc = self.frontend.location(op.location());
             let name = op_name(&op);
+            let expanded = expand_math::EXPANDED.iter().any(|&(n, _)| n == name);
             let scalar = match name.as_str() {
                 "linalg.yield" => None,
+                ASSERT => return Err(Diagnostic::error(loc, assert_refusal(&op))),
+                _ if expanded => None,
                 _ => Some(self.scalar_op(&op, &name, &loc, iterators)?),
             };
             let mut operands = Vec::with_capacity(op.operand_count());
@@ -655,6 +696,14 @@ impl Importer<'_, '_> {
                     }
                 };
                 operands.push(value);
+            }
+            if expanded {
+                let value = expand(&op, &name, &operands, &loc, &mut body)?;
+                let result = op
+                    .result(0)
+                    .map_err(|e| Diagnostic::error(loc.clone(), e.to_string()))?;
+                local.insert(result.to_raw().ptr, value);
+                continue;
             }
             let Some(scalar) = scalar else {
                 body.yields = operands;
@@ -738,6 +787,80 @@ impl Importer<'_, '_> {
             _ => err(body_refusal(name)),
         }
     }
+}
+
+/// The body ops of `op` (`math.tanh` or `math.erf` of one f32 operand), appended to `body`
+/// at `op`'s location (crate::expand_math); the value they compute.
+fn expand(
+    op: &OperationRef,
+    name: &str,
+    operands: &[BodyValue],
+    loc: &Location,
+    body: &mut Body,
+) -> Result<BodyValue, Diagnostic> {
+    let f32 = Elem::Data(ptoc_isa::DataType::FP32);
+    let ty = match op.result(0) {
+        Ok(r) if op.result_count() == 1 && op.region_count() == 0 => {
+            element(r.r#type(), loc, &format!("the result of '{name}'"))?
+        }
+        _ => {
+            return Err(Diagnostic::error(
+                loc.clone(),
+                format!("'{name}' in a linalg.generic body must have one result and no region"),
+            ))
+        }
+    };
+    let (&[x], true) = (operands, ty == f32) else {
+        return Err(Diagnostic::error(
+            loc.clone(),
+            format!(
+                "cannot lower '{name}' of {ty}: the ISA has no {}; ptoc writes it out in ISA ops \
+                 for one f32 operand only (a formula for {ty} would need its own coefficients \
+                 and bound)",
+                missing_math(name).unwrap_or("instruction for it")
+            ),
+        ));
+    };
+    struct Push<'b> {
+        body: &'b mut Body,
+        loc: &'b Location,
+    }
+    impl expand_math::Emit for Push<'_> {
+        fn emit(&mut self, op: ScalarOp, operands: Vec<BodyValue>) -> BodyValue {
+            let ty = match op {
+                ScalarOp::CmpF(_) => Elem::I1,
+                _ => Elem::Data(ptoc_isa::DataType::FP32),
+            };
+            self.body.ops.push(BodyOp {
+                op,
+                operands,
+                ty,
+                no_nans: false,
+                loc: self.loc.clone(),
+            });
+            BodyValue::Op(self.body.ops.len() - 1)
+        }
+    }
+    let mut push = Push { body, loc };
+    expand_math::expand(name, x, &mut push)
+        .ok_or_else(|| Diagnostic::error(loc.clone(), format!("'{name}' has no expansion")))
+}
+
+/// Why a `cf.assert` that normalisation could not prove is refused, with its message (not its
+/// operands: the condition may be any expression).
+fn assert_refusal(op: &OperationRef) -> String {
+    let message = op
+        .attribute("msg")
+        .ok()
+        .and_then(|a| StringAttribute::try_from(a).ok())
+        .map(string_value)
+        .map(|m| format!(" (\"{}\")", m.chars().take(200).collect::<String>()))
+        .unwrap_or_default();
+    format!(
+        "cannot lower '{ASSERT}'{message}: ptoc cannot check an assertion at run time and \
+         could not prove it statically; --strip-assertions compiles the program as if every \
+         assertion held"
+    )
 }
 
 /// Why a body op is refused, with what ptoc takes instead.
@@ -866,7 +989,7 @@ mod tests {
             let module = frontend.parse(&Source::new(text, "n.mlir")).unwrap();
             let before = frontend.print(&module, false);
             let loc = Location::new("n.mlir", 1, 1);
-            let normal = normalised(&frontend, &module, &loc).unwrap();
+            let normal = normalised(&frontend, &module, &loc, false).unwrap();
             assert_eq!(frontend.print(&normal, false).trim(), mlir_opt(text).trim());
             // The caller's module is not touched.
             assert_eq!(frontend.print(&module, false), before);

@@ -8,6 +8,7 @@
 
 #![warn(missing_docs)]
 
+mod expand_math;
 mod export;
 mod import;
 mod import_gm;
@@ -16,5 +17,5 @@ mod mlir;
 mod nesting;
 
 pub use export::{export_module, export_text};
-pub use import::import_module;
+pub use import::{import_module, import_module_with, ImportOptions};
 pub use mlir::{Frontend, ParsedModule};

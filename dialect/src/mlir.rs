@@ -174,7 +174,7 @@ impl Frontend {
                 at_start(),
                 "MLIR could not parse the input",
             )]),
-            _ => Err(diags),
+            _ => Err(diags.into_iter().map(iree_hint).collect()),
         }
     }
 
@@ -190,7 +190,31 @@ impl Frontend {
 
 /// The dialects of linalg-on-tensors programs: linalg, tensor, math, and ml_program (whose
 /// module-level globals torch-mlir emits).
-fn linalg_dialects() -> [DialectHandle; 4] {
+/// The dialects of IREE's own wrappers (`iree-compile --compile-to=input` and later phases),
+/// which ptoc cannot parse: it reads torch-mlir's linalg-on-tensors output instead.
+const IREE_DIALECTS: [&str; 4] = ["util", "hal", "flow", "stream"];
+
+/// `d`, with a note naming the input ptoc takes when MLIR could not parse an IREE wrapper op
+/// (README, Compiling IREE and torch-mlir output).
+fn iree_hint(d: Diagnostic) -> Diagnostic {
+    let iree = IREE_DIALECTS.iter().any(|name| {
+        d.message
+            .starts_with(&format!("Dialect `{name}' not found"))
+    });
+    if !iree {
+        return d;
+    }
+    let loc = d.loc.clone();
+    d.with_note(
+        loc,
+        "this is IREE's ABI-wrapped module (util.func, hal buffer views); ptoc compiles \
+         torch-mlir's linalg-on-tensors output: iree-opt \
+         --pass-pipeline='builtin.module(torch-onnx-to-torch-backend-pipeline,\
+         torch-backend-to-linalg-on-tensors-backend-pipeline)' model.torch.mlir",
+    )
+}
+
+fn linalg_dialects() -> [DialectHandle; 5] {
     // SAFETY: the handles are static descriptors that MLIR's C API returns by value.
     let (math, ml_program) = unsafe {
         (
@@ -203,6 +227,9 @@ fn linalg_dialects() -> [DialectHandle; 4] {
         DialectHandle::tensor(),
         math,
         ml_program,
+        // torch-mlir's shape and value checks (`cf.assert`), which the importer refuses or
+        // strips (README, Compiling IREE and torch-mlir output).
+        DialectHandle::cf(),
     ]
 }
 

@@ -196,7 +196,9 @@ impl SourceMap {
         (start < file.text.len()).then(|| line.strip_suffix('\r').unwrap_or(line))
     }
 
-    /// Render one diagnostic and its notes, each with its source line and caret.
+    /// Render one diagnostic and its notes: `file:line:col: severity: message`, the source line and a caret under the column, for
+    /// the diagnostic and each note; a line longer than [`QUOTE_LIMIT`] characters is quoted
+    /// as a window of [`QUOTE_WINDOW`] from [`QUOTE_BEFORE`] before the column, marked `…`.
     pub fn render(&self, diag: &Diagnostic) -> String {
         let mut out = String::new();
         self.render_one(&mut out, &diag.loc, diag.severity, &diag.message);
@@ -209,20 +211,67 @@ impl SourceMap {
     fn render_one(&self, out: &mut String, loc: &Location, severity: Severity, message: &str) {
         let _ = writeln!(out, "{loc}: {}: {message}", severity.name());
         if let Some(line) = self.line(loc) {
+            let col = loc.col.saturating_sub(1) as usize;
+            // A line of a weight blob can be megabytes: quote a window around the column.
+            let (quoted, caret_at) = if line.chars().count() > QUOTE_LIMIT {
+                let start = col.saturating_sub(QUOTE_BEFORE);
+                let window: String = line.chars().skip(start).take(QUOTE_WINDOW).collect();
+                let lead = if start > 0 { "…" } else { "" };
+                (
+                    format!("{lead}{window}…"),
+                    col - start + lead.chars().count(),
+                )
+            } else {
+                (line.to_string(), col)
+            };
             // Keep tabs so the caret lines up under them.
-            let prefix: String = line
+            let prefix: String = quoted
                 .chars()
-                .take(loc.col.saturating_sub(1) as usize)
+                .take(caret_at)
                 .map(|c| if c == '\t' { '\t' } else { ' ' })
                 .collect();
-            let _ = writeln!(out, "{line}\n{prefix}^");
+            let _ = writeln!(out, "{quoted}\n{prefix}^");
         }
     }
 }
 
+/// Source lines up to this many characters are quoted whole.
+pub const QUOTE_LIMIT: usize = 400;
+/// How many characters of a longer line are quoted.
+pub const QUOTE_WINDOW: usize = 200;
+/// How many of them come before the column.
+pub const QUOTE_BEFORE: usize = 40;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quotes_a_window_of_a_long_line() {
+        let blob: String = (0..5000).map(|i| format!("{i}, ")).collect();
+        let text = format!("  %c = arith.constant dense<[{blob}]>\n");
+        let mut sources = SourceMap::default();
+        sources.add("w.mlir", text.as_str());
+        let d = Diagnostic::error(Location::new("w.mlir", 1, 8), "bad constant");
+        let shown = sources.render(&d);
+        let lines: Vec<&str> = shown.lines().collect();
+        assert_eq!(lines[0], "w.mlir:1:8: error: bad constant");
+        assert_eq!(lines[1].chars().count(), QUOTE_WINDOW + 1);
+        assert!(lines[1].starts_with("  %c = arith.constant dense<[0, 1, 2"));
+        assert_eq!(lines[2], "       ^");
+        // Far into the line: a window around the column, the caret under it.
+        let col = 20_000;
+        let d = Diagnostic::error(Location::new("w.mlir", 1, col), "here");
+        let shown = sources.render(&d);
+        let lines: Vec<&str> = shown.lines().collect();
+        let quoted: Vec<char> = lines[1].chars().collect();
+        assert_eq!(quoted.len(), QUOTE_WINDOW + 2);
+        assert_eq!(quoted[0], '…');
+        let caret = lines[2].chars().count() - 1;
+        assert_eq!(caret, QUOTE_BEFORE + 1);
+        let at: char = text.chars().nth(col as usize - 1).unwrap();
+        assert_eq!(quoted[caret], at);
+    }
 
     #[test]
     fn quotes_lines_like_str_lines() {

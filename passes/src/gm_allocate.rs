@@ -18,7 +18,7 @@
 //!    of `gm_schedule` (a tile's readers close behind it), following the footprint states as it
 //!    goes: where a push would not fit, dead tiles are first retired by TMOVs of the smallest
 //!    tile the queue names ([`Alloc::retire`]), looking one iteration ahead at a loop's back edge
-//!    and entry (docs/isa.md §17, decision 62).
+//!    and entry (docs/isa.md §17, decision 66).
 //!
 //! Ages are tracked assuming every hand may be full (a tile is reachable while at most 15 newer
 //! ones were pushed on its hand), which holds whatever the trip counts. Capacity is proved by an

@@ -51,6 +51,9 @@ pub struct Options {
     /// `--allow-reassociation`: a float sum or product may fold its init in after the ISA's
     /// fold, which reassociates it (README, linalg-on-tensors input).
     pub allow_reassociation: bool,
+    /// `--strip-assertions`: the linalg import drops `cf.assert` ops (torch-mlir's checks)
+    /// instead of refusing them (README, Compiling IREE and torch-mlir output).
+    pub strip_assertions: bool,
 }
 
 impl Default for Options {
@@ -61,6 +64,7 @@ impl Default for Options {
             target_profile: ptoc_isa::profile::PROFILE.naming,
             assume_no_nans: false,
             allow_reassociation: false,
+            strip_assertions: false,
         }
     }
 }

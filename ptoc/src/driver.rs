@@ -6,7 +6,7 @@ use crate::verify::{
 };
 use crate::ExecError;
 use ptoc_codegen::{lower_function, lower_gm_kernel, print_asm, print_words, write_elf, Kernel};
-use ptoc_dialect::{export_module, import_module, Frontend};
+use ptoc_dialect::{export_module, import_module_with, Frontend, ImportOptions};
 use ptoc_ir::{Attr, Diagnostic, GmKernel, Location, Module, Source};
 use ptoc_passes::{
     known_passes, IrPrinting, PassContext, PassManager, PipelineError, When, FOLD_PIECE_ATTR,
@@ -333,7 +333,7 @@ impl Driver {
     /// Parse and import `source` into the tile IR.
     pub fn import(&self, source: &Source) -> Result<Module, Vec<Diagnostic>> {
         let module = self.frontend.parse(source)?;
-        import_module(&self.frontend, &module, source)
+        import_module_with(&self.frontend, &module, source, &self.import_options())
     }
 
     /// Compile `source` to the output the options ask for (ELF object bytes, or the text of
@@ -362,7 +362,20 @@ impl Driver {
     /// locations come from the module, and SSA names, which MLIR does not keep, become
     /// positions (`arg0`, `#3`).
     pub fn import_mlir(&self, module: &melior::ir::Module) -> Result<Module, CompileError> {
-        Ok(import_module(&self.frontend, module, &Source::new("", ""))?)
+        let source = Source::new("", "");
+        Ok(import_module_with(
+            &self.frontend,
+            module,
+            &source,
+            &self.import_options(),
+        )?)
+    }
+
+    /// What the import of linalg programs may do, from the options.
+    fn import_options(&self) -> ImportOptions {
+        ImportOptions {
+            strip_assertions: self.options.pass_options.strip_assertions,
+        }
     }
 
     /// Compile a melior MLIR module the caller holds (see [`Driver::import_mlir`]).

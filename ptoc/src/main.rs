@@ -180,6 +180,7 @@ impl PipelineArgs {
             ),
             ("--assume-no-nans", self.semantics.assume_no_nans),
             ("--allow-reassociation", self.semantics.allow_reassociation),
+            ("--strip-assertions", self.semantics.strip_assertions),
             ("--mlir-print-ir-after-all", self.print_ir_after_all),
             ("--mlir-print-ir-before-all", self.print_ir_before_all),
             ("--mlir-print-ir-before", !self.print_ir_before.is_empty()),
@@ -203,6 +204,7 @@ impl PipelineArgs {
                 target_profile: self.target_profile,
                 assume_no_nans: self.semantics.assume_no_nans,
                 allow_reassociation: self.semantics.allow_reassociation,
+                strip_assertions: self.semantics.strip_assertions,
             },
             ir_printing: IrPrinting {
                 before_all: self.print_ir_before_all,
@@ -228,6 +230,10 @@ struct Semantics {
     /// for a tile in pieces (both reassociate it; a remark at the op says so).
     #[arg(long)]
     allow_reassociation: bool,
+    /// Drop `cf.assert` ops (torch-mlir's run-time checks) from linalg input instead of
+    /// refusing them: the program then means what it computes when every assertion holds.
+    #[arg(long)]
+    strip_assertions: bool,
 }
 
 fn parse_profile(text: &str) -> Result<NamingModel, String> {

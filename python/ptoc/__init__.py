@@ -91,15 +91,18 @@ def compile(
     target_profile: Optional[str] = None,
     assume_no_nans: bool = False,
     allow_reassociation: bool = False,
+    strip_assertions: bool = False,
 ) -> Union[bytes, str]:
     """Compile MLIR ``source``: ``bytes`` of an ELF object for ``emit="obj"``, ``str`` for
     ``"asm"``, ``"words"`` and ``"mlir"``. ``target_profile`` (``"queue"`` or ``"absolute"``;
     ``None`` for the default) is how the target names tiles, recorded in the object. For linalg
     input, ``assume_no_nans`` and ``allow_reassociation`` are ``--assume-no-nans`` and
     ``--allow-reassociation``: less exact meanings the program then has (run a kernel compiled
-    with them by passing the object to :func:`run`). Raises :class:`CompileError` (with
+    with them by passing the object to :func:`run`); ``strip_assertions`` is
+    ``--strip-assertions``, which drops torch-mlir's ``cf.assert`` checks instead of refusing
+    them. Raises :class:`CompileError` (with
     ``.diagnostics``) when it does not compile, ``ValueError`` for options that cannot run."""
-    semantics = (assume_no_nans, allow_reassociation)
+    semantics = (assume_no_nans, allow_reassociation, strip_assertions)
     return _ptoc.compile(
         source, filename, emit, opt_level, pipeline, pe_mask, target_profile, semantics)
 
@@ -169,10 +172,12 @@ def verify(
     opt_level: int = 2,
     assume_no_nans: bool = False,
     allow_reassociation: bool = False,
+    strip_assertions: bool = False,
 ) -> None:
     """Compile every kernel of ``source`` and compare it bit for bit with the reference
     evaluator of its unoptimised source on ``trials`` random input sets (edge values included)
     drawn from ``seed``, under the meaning ``assume_no_nans`` and ``allow_reassociation`` give a
     linalg program (as :func:`compile`). Returns ``None`` when all match; raises
     :class:`VerifyError` with the first mismatch's fields, or :class:`CompileError`."""
-    _ptoc.verify(source, filename, trials, seed, opt_level, (assume_no_nans, allow_reassociation))
+    semantics = (assume_no_nans, allow_reassociation, strip_assertions)
+    _ptoc.verify(source, filename, trials, seed, opt_level, semantics)

@@ -104,7 +104,7 @@ fn raise(py: Python<'_>, error: Error) -> PyResult<PyErr> {
 }
 
 /// `ptoc.compile`: the output as bytes (`obj`) or text. `semantics` is `(assume_no_nans,
-/// allow_reassociation)`, the linalg meaning options.
+/// allow_reassociation, strip_assertions)`, the linalg meaning options.
 #[pyfunction]
 #[pyo3(signature = (source, filename, emit, opt_level, pipeline, pe_mask, target_profile, semantics))]
 #[allow(clippy::too_many_arguments)]
@@ -117,7 +117,7 @@ fn compile(
     pipeline: Option<String>,
     pe_mask: String,
     target_profile: Option<String>,
-    semantics: (bool, bool),
+    semantics: (bool, bool, bool),
 ) -> PyResult<Py<PyAny>> {
     let profile = match target_profile.as_deref() {
         None => None,
@@ -318,10 +318,15 @@ fn input_tensor(
     Ok(Tensor::from_bytes(element, rows, cols, data)?)
 }
 
-/// The linalg meaning options `(assume_no_nans, allow_reassociation)` set on `options`.
-fn with_semantics(options: &mut Options, (assume_no_nans, allow_reassociation): (bool, bool)) {
+/// The linalg meaning options `(assume_no_nans, allow_reassociation, strip_assertions)` set on
+/// `options`.
+fn with_semantics(
+    options: &mut Options,
+    (assume_no_nans, allow_reassociation, strip_assertions): (bool, bool, bool),
+) {
     options.pass_options.assume_no_nans = assume_no_nans;
     options.pass_options.allow_reassociation = allow_reassociation;
+    options.pass_options.strip_assertions = strip_assertions;
 }
 
 /// `ptoc.verify`: `None`, or raises `VerifyError` / `CompileError`.
@@ -334,7 +339,7 @@ fn verify(
     trials: u32,
     seed: u64,
     opt_level: u8,
-    semantics: (bool, bool),
+    semantics: (bool, bool, bool),
 ) -> PyResult<()> {
     py.detach(|| -> Result<(), Error> {
         let mut options = Options::from_names("obj", opt_level, None, "1111")?;

@@ -48,7 +48,7 @@ func.func @function_sine(%a: f32, %x: tensor<4xf32>) -> (tensor<4xf32>, f32) {
 // -----
 
 func.func @dense(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // CHECK: invalid-ops.mlir:[[@LINE+1]]:8: error: 'arith.constant' of 'tensor<2xf32>' holds dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>; ptoc takes scalar constants and splat tensors dense<c>
+  // CHECK: invalid-ops.mlir:[[@LINE+1]]:8: error: 'arith.constant' of 'tensor<2xf32>' holds a dense tensor of different elements; ptoc takes scalar constants and splat tensors dense<c> (a tensor of weights would need its own memory in the kernel, which ptoc does not lay out: pass it as an argument)
   %c = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
   %e = tensor.empty() : tensor<2xf32>
   %r = linalg.add ins(%x, %c : tensor<2xf32>, tensor<2xf32>) outs(%e : tensor<2xf32>) -> tensor<2xf32>
@@ -77,3 +77,21 @@ func.func @loop(%x: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// A weight blob (IREE and torch-mlir keep large constants as resources): refused without its bytes.
+func.func @resource(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK: invalid-ops.mlir:[[@LINE+1]]:8: error: 'arith.constant' of 'tensor<4xf32>' holds an attribute that is not a dense splat (a resource blob, or sparse elements); ptoc takes scalar constants and splat tensors dense<c>
+  %c = arith.constant dense_resource<w> : tensor<4xf32>
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.add ins(%x, %c : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      w: "0x040000000000803F0000004000004040000080C0"
+    }
+  }
+#-}
