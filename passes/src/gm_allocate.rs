@@ -107,6 +107,7 @@ pub(crate) fn allocate_gm_in(
             stats: GmStats::default(),
             pinned,
             fit: false,
+            plans_left: PLAN_BUDGET,
         };
         match naming {
             NamingModel::Queue => {
@@ -522,7 +523,14 @@ struct Alloc<'k> {
     /// order): it tracks the footprint states as it plans, and where a push would not fit it
     /// first retires dead tiles with the cheapest pushes it can make ([`Alloc::retire`]).
     fit: bool,
+    /// How many more loop-body plans [`Alloc::fit_loop`] may make: past this, each loop is
+    /// planned once more and no further (the capacity proof still decides), so nested loops
+    /// cannot make the rounds multiply without bound.
+    plans_left: usize,
 }
+
+/// The loop-body plans one kernel's [`Alloc::fit`] attempt may make.
+const PLAN_BUDGET: usize = 4096;
 
 /// Why a queue plan failed: the capacity proof, or anything else.
 enum Refusal {
@@ -1375,7 +1383,8 @@ impl Alloc<'_> {
             } else {
                 entry.join(&end, round > DEPTH)
             };
-            if next == start || round > 2 * DEPTH + 4 {
+            self.plans_left = self.plans_left.saturating_sub(1);
+            if next == start || round > 2 * DEPTH + 4 || self.plans_left == 0 {
                 break;
             }
             start = next;
