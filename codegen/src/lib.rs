@@ -84,18 +84,24 @@ fn opens_bundle(word: u32) -> bool {
 
 /// Group a word stream into bundles: a bundle starts at each BSTART and ends after each BSTOP.
 pub fn group_bundles(words: &[u32]) -> Vec<Bundle> {
-    let mut bundles: Vec<Bundle> = Vec::new();
+    let bstop = Instruction::BStop.encode();
+    let mut starts = Vec::new();
     let mut open = false;
-    for &word in words {
+    for (i, &word) in words.iter().enumerate() {
         if !open || opens_bundle(word) {
-            bundles.push(Bundle::default());
+            starts.push(i);
         }
-        if let Some(last) = bundles.last_mut() {
-            last.words.push(word);
-        }
-        open = Instruction::decode(word) != Ok(Instruction::BStop);
+        open = word != bstop;
     }
-    bundles
+    let ends = starts.iter().skip(1).copied().chain([words.len()]);
+    starts
+        .iter()
+        .zip(ends)
+        .map(|(&start, end)| Bundle {
+            origin: None,
+            words: words[start..end].to_vec(),
+        })
+        .collect()
 }
 
 #[cfg(test)]

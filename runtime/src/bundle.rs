@@ -8,7 +8,11 @@
 //! needs the op or the tiles is checked at commit, in [`crate::machine`]. B.FPATR is accepted
 //! once, in a CUBE block only (docs/isa.md §18.1).
 
-use ptoc_isa::encoding::{BStart, CubeStart, Datr, Fpatr, Ior, Ios, Iot, StdStart, TlsuStart};
+use std::ops::Deref;
+
+use ptoc_isa::encoding::{
+    BStart, CubeStart, Datr, Fpatr, Ior, Ios, Iot, IotSources, StdStart, TlsuStart,
+};
 use ptoc_isa::profile::PROFILE;
 use ptoc_isa::{FaultClass, Instruction, PeMask};
 
@@ -30,6 +34,36 @@ pub enum Start {
 /// A rejected header command: its class and reason.
 pub type HeaderFault = (FaultClass, String);
 
+/// A block's effective Local bindings, in order: at most [`PROFILE.max_bindings`], held in
+/// place, since every tile bundle has some and a vector cost an allocation per bundle.
+#[derive(Clone, Copy, Debug)]
+pub struct Bindings {
+    slots: [Iot; PROFILE.max_bindings],
+    len: usize,
+}
+
+impl Default for Bindings {
+    fn default() -> Bindings {
+        let unused = Iot {
+            sources: IotSources::None,
+            last: false,
+            mask: PeMask::default(),
+            dst: None,
+        };
+        Bindings {
+            slots: [unused; PROFILE.max_bindings],
+            len: 0,
+        }
+    }
+}
+
+impl Deref for Bindings {
+    type Target = [Iot];
+    fn deref(&self) -> &[Iot] {
+        &self.slots[..self.len]
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Block {
     /// 0-based bundle index (BSTARTs executed before this one).
@@ -47,7 +81,7 @@ pub struct Block {
     /// LB0, LB1, LB2 as written (`None` when omitted).
     pub dims: [Option<u32>; 3],
     /// Effective (nonzero-mask) Local bindings, in order.
-    pub bindings: Vec<Iot>,
+    pub bindings: Bindings,
     /// A `PEMode=000` binding was seen (docs/isa.md §3.5 step 1).
     pub saw_noop_binding: bool,
     pub ior: Option<Ior>,
@@ -65,7 +99,7 @@ impl Block {
             datr: None,
             fpatr: None,
             dims: [None; 3],
-            bindings: Vec::new(),
+            bindings: Bindings::default(),
             saw_noop_binding: false,
             ior: None,
             ios: Vec::new(),
@@ -143,7 +177,8 @@ impl Block {
                         ),
                     ));
                 }
-                self.bindings.push(iot);
+                self.bindings.slots[self.bindings.len] = iot;
+                self.bindings.len += 1;
             }
             Instruction::BIor(r) => {
                 if self.ior.is_some() {

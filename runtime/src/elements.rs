@@ -188,6 +188,15 @@ pub struct Definedness {
 enum DefinedBits {
     /// Every element has the same definedness.
     Uniform(bool),
+    /// A published tile whose padding is undefined (pad Null): element `i` is defined exactly
+    /// when its row `i / stride` is below `rows` and its column `i % stride` below `cols`
+    /// (`0 < cols < stride` or `rows · stride < len`). Asked once per source of every bundle,
+    /// so kept in closed form rather than as a bitset built row by row.
+    Rect {
+        stride: usize,
+        rows: usize,
+        cols: usize,
+    },
     /// Bit `i % 64` of word `i / 64` is element `i`'s definedness.
     Each(Vec<u64>),
 }
@@ -201,6 +210,20 @@ impl Definedness {
         }
     }
 
+    /// `len` elements of which exactly the `rows × cols` rectangle at the top left of rows
+    /// `stride` elements long is defined (`cols ≤ stride`).
+    pub(crate) fn rect(len: usize, stride: usize, rows: usize, cols: usize) -> Definedness {
+        let cols = cols.min(stride);
+        let bits = if rows == 0 || cols == 0 {
+            DefinedBits::Uniform(false)
+        } else if cols == stride && rows.saturating_mul(stride) >= len {
+            DefinedBits::Uniform(true)
+        } else {
+            DefinedBits::Rect { stride, rows, cols }
+        };
+        Definedness { len, bits }
+    }
+
     /// Number of elements.
     pub fn len(&self) -> usize {
         self.len
@@ -211,11 +234,29 @@ impl Definedness {
         self.len == 0
     }
 
+    /// Whether every element of the `rows × cols` rectangle at the top left of rows `stride`
+    /// elements long is defined: without a scan unless the definedness is a bitset.
+    pub(crate) fn covers_rect(&self, stride: usize, rows: usize, cols: usize) -> bool {
+        if rows == 0 || cols == 0 {
+            return true;
+        }
+        match self.bits {
+            DefinedBits::Uniform(_) => self.all(0..(rows - 1) * stride + cols),
+            DefinedBits::Rect {
+                stride: s,
+                rows: r,
+                cols: c,
+            } if s == stride => rows <= r && cols <= c,
+            _ => (0..rows).all(|r| self.all(r * stride..r * stride + cols)),
+        }
+    }
+
     /// Whether element `i` is defined (false outside the tile).
     pub fn get(&self, i: usize) -> bool {
         match &self.bits {
             _ if i >= self.len => false,
             DefinedBits::Uniform(d) => *d,
+            DefinedBits::Rect { stride, rows, cols } => i / stride < *rows && i % stride < *cols,
             DefinedBits::Each(words) => words[i / 64] >> (i % 64) & 1 == 1,
         }
     }
@@ -237,9 +278,24 @@ impl Definedness {
             self.bits = DefinedBits::Uniform(defined);
             return;
         }
-        if let DefinedBits::Uniform(d) = self.bits {
-            let word = if d { u64::MAX } else { 0 };
-            self.bits = DefinedBits::Each(vec![word; self.len.div_ceil(64)]);
+        match self.bits {
+            DefinedBits::Uniform(d) => {
+                let word = if d { u64::MAX } else { 0 };
+                self.bits = DefinedBits::Each(vec![word; self.len.div_ceil(64)]);
+            }
+            DefinedBits::Rect { stride, rows, cols } => {
+                let mut words = vec![0; self.len.div_ceil(64)];
+                for r in 0..rows {
+                    let row = r * stride..(r * stride + cols).min(self.len);
+                    if !row.is_empty() {
+                        for (w, mask) in word_masks(row) {
+                            words[w] |= mask;
+                        }
+                    }
+                }
+                self.bits = DefinedBits::Each(words);
+            }
+            DefinedBits::Each(_) => {}
         }
         if let DefinedBits::Each(words) = &mut self.bits {
             for (w, mask) in word_masks(range) {
@@ -252,6 +308,19 @@ impl Definedness {
         }
     }
 
+    /// Define the `rows × cols` rectangle at the top left of rows `stride` elements long
+    /// (`cols ≤ stride`), in closed form when nothing was defined before.
+    pub(crate) fn define_rect(&mut self, stride: usize, rows: usize, cols: usize) {
+        if matches!(self.bits, DefinedBits::Uniform(false)) {
+            *self = Definedness::rect(self.len, stride, rows, cols);
+            return;
+        }
+        for r in 0..rows {
+            self.set_range(r * stride..r * stride + cols, true);
+        }
+        self.compact();
+    }
+
     /// Whether every element of `range` is defined (true for an empty range). Inlined: every
     /// source of every bundle asks it once per valid row (a 16x1 tile's padding is undefined).
     #[inline]
@@ -260,6 +329,14 @@ impl Definedness {
             _ if range.is_empty() => true,
             _ if range.end > self.len => false,
             DefinedBits::Uniform(d) => *d,
+            &DefinedBits::Rect { stride, rows, cols } => {
+                let (first, last) = (range.start / stride, (range.end - 1) / stride);
+                last < rows
+                    && (cols == stride
+                        || (first == last
+                            && range.start % stride < cols
+                            && (range.end - 1) % stride < cols))
+            }
             DefinedBits::Each(words) => all_set(words, range),
         }
     }
@@ -277,6 +354,9 @@ impl Definedness {
         match &self.bits {
             _ if self.len == 0 => true,
             DefinedBits::Uniform(d) => *d == defined,
+            // Never all undefined (`rect` stores that as uniform); all defined only if the
+            // rectangle covers every element.
+            DefinedBits::Rect { .. } => defined && self.all(0..self.len),
             DefinedBits::Each(words) => {
                 let want = if defined { u64::MAX } else { 0 };
                 word_masks(0..self.len).all(|(w, mask)| words[w] & mask == want & mask)
@@ -363,6 +443,57 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The closed-form rectangle answers `get`, `all` and `covers_rect` as the same elements
+    /// set one by one do, and stays so after a range is changed.
+    #[test]
+    fn rect_is_its_elements() {
+        for (len, stride, rows, cols) in
+            [(48, 8, 6, 1), (48, 8, 3, 8), (50, 10, 5, 9), (64, 16, 2, 3)]
+        {
+            let rect = Definedness::rect(len, stride, rows, cols);
+            let mut each = Definedness::uniform(len, false);
+            for r in 0..rows {
+                each.set_range(r * stride..r * stride + cols, true);
+            }
+            for i in 0..=len {
+                assert_eq!(
+                    rect.get(i),
+                    each.get(i),
+                    "{len} {stride} {rows}x{cols} at {i}"
+                );
+            }
+            for start in 0..=len {
+                for end in start..=len + 1 {
+                    assert_eq!(rect.all(start..end), each.all(start..end), "{start}..{end}");
+                }
+            }
+            for (r, c) in [
+                (0, 0),
+                (1, 1),
+                (rows, cols),
+                (rows, stride.min(cols + 1)),
+                (rows + 1, 1),
+            ] {
+                let scan = (0..r).all(|k| each.all(k * stride..k * stride + c));
+                assert_eq!(rect.covers_rect(stride, r, c), scan || c == 0, "{r}x{c}");
+            }
+            assert_eq!(rect, each);
+            let (mut changed, mut changed_each) = (rect.clone(), each.clone());
+            changed.set_range(stride - 1..stride + 2, true);
+            changed_each.set_range(stride - 1..stride + 2, true);
+            assert_eq!(changed, changed_each);
+            assert!(changed.get(stride - 1) && changed.get(stride + 1));
+        }
+        assert!(matches!(
+            Definedness::rect(16, 4, 4, 4).bits,
+            DefinedBits::Uniform(true)
+        ));
+        assert!(matches!(
+            Definedness::rect(16, 4, 0, 4).bits,
+            DefinedBits::Uniform(false)
+        ));
     }
 
     #[test]

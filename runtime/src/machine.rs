@@ -1055,8 +1055,8 @@ impl Machine {
 }
 
 /// Mark the valid rectangle defined and fill the padding per the pad value (docs/isa.md §4), writing
-/// only the padding: one row-wise fill per row, and uniform definedness unless a Null pad leaves
-/// the padding undefined. The elements may stop after the last valid row (a kernel's output
+/// only the padding: one row-wise fill per row, and uniform definedness, or the valid rectangle
+/// in closed form when a Null pad leaves the padding undefined. The elements may stop after the last valid row (a kernel's output
 /// rows append to unwritten storage); they are grown to the whole tile first.
 pub fn publish_padding(tile: &mut Tile, pad: PadValue) {
     let pad_bits = match tile.storage {
@@ -1073,12 +1073,12 @@ pub fn publish_padding(tile: &mut Tile, pad: PadValue) {
     let tails = tail_rows.map(|r| r * cols + vc..(r + 1) * cols);
     let below = vr * cols..tile.len();
     let padding = tails.chain([below]).filter(|range| !range.is_empty());
-    tile.defined = Definedness::uniform(tile.len(), true);
+    tile.defined = match pad_bits {
+        Some(_) => Definedness::uniform(tile.len(), true),
+        None => Definedness::rect(tile.len(), cols, vr, vc),
+    };
     for range in padding {
-        tile.elements.fill(range.clone(), pad_bits.unwrap_or(0));
-        if pad_bits.is_none() {
-            tile.defined.set_range(range, false);
-        }
+        tile.elements.fill(range, pad_bits.unwrap_or(0));
     }
 }
 

@@ -251,11 +251,18 @@ impl Tile {
                 self.valid_cols
             )));
         }
+        // Cut to the physical shape, as `set` is.
+        let (rows, cols) = (self.rows as usize, self.cols as usize);
         let vc = self.valid_cols as usize;
+        let mask = self.element_mask();
         for (i, &v) in values.iter().enumerate() {
-            self.set(i / vc, i % vc, v);
+            let (r, c) = (i / vc, i % vc);
+            if r < rows && c < cols {
+                self.elements.set(self.index(r, c), v & mask);
+            }
         }
-        self.defined.compact();
+        let vr = self.valid_rows as usize;
+        self.defined.define_rect(cols, vr.min(rows), vc.min(cols));
         Ok(self)
     }
 
@@ -340,13 +347,7 @@ impl Tile {
     /// Whether every element of the valid rectangle is defined.
     pub(crate) fn valid_region_defined(&self) -> bool {
         let (vr, vc) = (self.valid_rows as usize, self.valid_cols as usize);
-        if self.defined.all(0..self.len()) {
-            return true;
-        }
-        (0..vr).all(|r| {
-            let start = self.index(r, 0);
-            self.defined.all(start..start + vc)
-        })
+        self.defined.covers_rect(self.cols as usize, vr, vc)
     }
 
     /// The first element of the valid rectangle that is not a valid encoding of the type

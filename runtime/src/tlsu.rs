@@ -51,7 +51,7 @@ impl Machine {
             return Ok(());
         }
         // 4. One binding with L=1: TLOAD a destination, TSTORE a source, TMOV both.
-        let operands = match block.bindings.as_slice() {
+        let operands = match &block.bindings[..] {
             [b] if b.last => {
                 let mut sources = b.source_regs();
                 let source = sources.next();
