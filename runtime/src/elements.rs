@@ -14,8 +14,14 @@
 use std::fmt::Debug;
 use std::ops::{BitAnd, BitOr, BitXor, Not, Range};
 
+use crate::lines::LineVec;
+
 /// An unsigned integer that stores one element: the element's bits, upper bits zero.
-pub trait Carrier:
+///
+/// # Safety
+/// Only `u8`, `u16`, `u32` and `u64` implement it: [`LineVec`] reads its bytes as carriers,
+/// which holds for plain integers (every bit pattern a value, alignment at most 8).
+pub unsafe trait Carrier:
     Copy
     + Debug
     + Default
@@ -39,25 +45,27 @@ pub trait Carrier:
     fn slice(elements: &Elements) -> Option<&[Self]>;
     fn slice_mut(elements: &mut Elements) -> Option<&mut [Self]>;
     /// The storage vector itself, to grow (see [`crate::kernels`]' output rows).
-    fn vec_mut(elements: &mut Elements) -> Option<&mut Vec<Self>>;
+    fn vec_mut(elements: &mut Elements) -> Option<&mut LineVec<Self>>;
 }
 
-/// Row-major element storage at one of the four carrier widths.
+/// Row-major element storage at one of the four carrier widths, each starting on a cache line
+/// ([`LineVec`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Elements {
     /// One byte per element (8-bit and 4-bit types, predicates).
-    B8(Vec<u8>),
+    B8(LineVec<u8>),
     /// 16-bit carriers.
-    B16(Vec<u16>),
+    B16(LineVec<u16>),
     /// 32-bit carriers.
-    B32(Vec<u32>),
+    B32(LineVec<u32>),
     /// 64-bit carriers.
-    B64(Vec<u64>),
+    B64(LineVec<u64>),
 }
 
 macro_rules! carrier {
     ($t:ty, $variant:ident) => {
-        impl Carrier for $t {
+        // SAFETY: a plain unsigned integer.
+        unsafe impl Carrier for $t {
             const BITS: u32 = <$t>::BITS;
             const ZERO: Self = 0;
             #[inline(always)]
@@ -75,9 +83,9 @@ macro_rules! carrier {
                 }
             }
             fn slice_mut(elements: &mut Elements) -> Option<&mut [Self]> {
-                Self::vec_mut(elements).map(|v| v.as_mut_slice())
+                Self::vec_mut(elements).map(|v| &mut v[..])
             }
-            fn vec_mut(elements: &mut Elements) -> Option<&mut Vec<Self>> {
+            fn vec_mut(elements: &mut Elements) -> Option<&mut LineVec<Self>> {
                 match elements {
                     Elements::$variant(v) => Some(v),
                     _ => None,
@@ -108,10 +116,10 @@ impl Elements {
     /// `count` zero elements stored at the carrier width of a `bits`-bit type.
     pub(crate) fn zeroed(bits: u32, count: usize) -> Elements {
         match Elements::carrier_bits(bits) {
-            8 => Elements::B8(vec![0; count]),
-            16 => Elements::B16(vec![0; count]),
-            32 => Elements::B32(vec![0; count]),
-            _ => Elements::B64(vec![0; count]),
+            8 => Elements::B8(LineVec::from_elem(0, count)),
+            16 => Elements::B16(LineVec::from_elem(0, count)),
+            32 => Elements::B32(LineVec::from_elem(0, count)),
+            _ => Elements::B64(LineVec::from_elem(0, count)),
         }
     }
 
@@ -119,10 +127,10 @@ impl Elements {
     /// destination whose kernel writes every element need not be zeroed first.
     pub(crate) fn with_capacity(bits: u32, count: usize) -> Elements {
         match Elements::carrier_bits(bits) {
-            8 => Elements::B8(Vec::with_capacity(count)),
-            16 => Elements::B16(Vec::with_capacity(count)),
-            32 => Elements::B32(Vec::with_capacity(count)),
-            _ => Elements::B64(Vec::with_capacity(count)),
+            8 => Elements::B8(LineVec::with_capacity(count)),
+            16 => Elements::B16(LineVec::with_capacity(count)),
+            32 => Elements::B32(LineVec::with_capacity(count)),
+            _ => Elements::B64(LineVec::with_capacity(count)),
         }
     }
 

@@ -9,6 +9,7 @@
 //! view is too small or stored at another width.
 
 use crate::elements::{Carrier, Elements};
+use crate::lines::LineVec;
 use crate::numerics::compare::CompareElement;
 use crate::numerics::convert::Conversion;
 use crate::numerics::format::format_of;
@@ -461,7 +462,7 @@ const BLOCK_BYTES: usize = 256;
 /// (kept allocated) and writes its rows in one go, so the interpreter's destination, which starts
 /// with room for the tile, is never zeroed before the kernel overwrites it.
 struct OutRows<'o, D> {
-    elements: &'o mut Vec<D>,
+    elements: &'o mut LineVec<D>,
     cols: usize,
 }
 
@@ -479,7 +480,7 @@ impl<'o, D: Carrier> OutRows<'o, D> {
     #[inline(always)]
     fn room(&mut self, whole: usize) -> &mut [MaybeUninit<D>] {
         self.elements.clear();
-        self.elements.reserve(whole);
+        self.elements.reserve_total(whole);
         &mut self.elements.spare_capacity_mut()[..whole]
     }
 

@@ -28,6 +28,7 @@ mod cube;
 mod elements;
 mod gm;
 mod kernels;
+mod lines;
 mod machine;
 pub mod numerics;
 mod reference;
@@ -38,6 +39,7 @@ mod tile;
 mod tlsu;
 
 pub use elements::{Definedness, Elements};
+pub use lines::LineVec;
 pub use machine::{Fault, LoadError, Machine, DEFAULT_STEP_LIMIT};
 pub use reference::{evaluate, evaluate_with_flags, evaluate_with_scalar, EvalError, Evaluation};
 pub use reference_gm::{evaluate_gm, GmArg, GmEvaluation};

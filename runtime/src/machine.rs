@@ -17,6 +17,7 @@ use crate::bundle::{Block, Start};
 use crate::elements::{Definedness, Elements};
 use crate::gm::Gm;
 use crate::kernels::{self, first_zero_divisor, Job, View};
+use crate::lines::LineVec;
 use crate::numerics::Flags;
 use crate::scalar::{Effect, ScalarCore};
 use crate::tile::Tile;
@@ -768,7 +769,7 @@ impl Machine {
             dst_type: src_type,
             control: NumericControl::default(),
             sources: &views,
-            out: &mut Elements::B8(Vec::new()),
+            out: &mut Elements::B8(LineVec::with_capacity(0)),
             out_cols: 0,
             domain,
             cmode: None,
