@@ -34,7 +34,11 @@ def run_once(core: int, measurement: float) -> dict:
         "cargo", "bench", "-q", "-p", "ptoc-runtime", "--bench", "interp", "--",
         "--warm-up-time", "1", "--measurement-time", str(measurement),
     ]
-    subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # criterion reports on stderr; it is shown only when the bench fails.
+    done = subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        sys.stderr.write(done.stderr)
+        raise SystemExit(f"interp_ratio: the bench failed (exit {done.returncode})")
     group = ROOT / "target" / "criterion" / "interp"
     times = {}
     for ty in TYPES:
