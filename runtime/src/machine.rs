@@ -21,7 +21,7 @@ use crate::lines::LineVec;
 use crate::numerics::Flags;
 use crate::scalar::{Effect, ScalarCore};
 use crate::tile::Tile;
-use ptoc_isa::encoding::{Datr, StdStart, Transfer};
+use ptoc_isa::encoding::{Datr, DecodeError, StdStart, Transfer};
 use ptoc_isa::geometry::LOCAL_REGISTERS;
 use ptoc_isa::ops::{by_selector, OperandRole};
 use ptoc_isa::profile::{NamingModel, PROFILE};
@@ -120,6 +120,10 @@ pub struct Machine {
     /// BSTARTs executed so far (the index the next bundle gets).
     bundles: usize,
     step_limit: u64,
+    /// The running program's words, decoded once per run (the buffer is kept between runs): a
+    /// loop body's words run many times, and decoding each word where it runs copied the
+    /// instruction through several temporaries per step.
+    decoded: Vec<Result<Instruction, DecodeError>>,
 }
 
 impl Default for Machine {
@@ -172,6 +176,7 @@ impl Machine {
             gm: Gm::default(),
             bundles: 0,
             step_limit: DEFAULT_STEP_LIMIT,
+            decoded: Vec::new(),
         }
     }
 
@@ -392,6 +397,9 @@ impl Machine {
     /// compiles to the loop without any per-bundle check.
     fn run_with(&mut self, words: &[u32], mut observer: impl Observer) -> Result<(), Fault> {
         let end = words.len() as u64 * 4;
+        self.decoded.clear();
+        self.decoded
+            .extend(words.iter().map(|&word| Instruction::decode(word)));
         let mut pc = 0u64;
         let mut block: Option<Block> = None;
         let mut steps = 0u64;
@@ -412,8 +420,12 @@ impl Machine {
                 return Err(fault(FaultClass::StepLimit, message, &block));
             }
             let word = words[(pc / 4) as usize];
-            let inst = Instruction::decode(word)
-                .map_err(|e| fault(FaultClass::IllegalInstruction, e.to_string(), &block))?;
+            let inst = match &self.decoded[(pc / 4) as usize] {
+                Ok(inst) => *inst,
+                Err(e) => {
+                    return Err(fault(FaultClass::IllegalInstruction, e.to_string(), &block));
+                }
+            };
             let start = match inst {
                 Instruction::BStart(b) => Some(Start::Tile(b)),
                 Instruction::BStartTlsu(t) => Some(Start::Tlsu(t)),
