@@ -395,11 +395,23 @@ impl Machine {
 
     /// The block loop, generic over the observer so that [`Machine::run`] (the `()` observer)
     /// compiles to the loop without any per-bundle check.
-    fn run_with(&mut self, words: &[u32], mut observer: impl Observer) -> Result<(), Fault> {
+    fn run_with(&mut self, words: &[u32], observer: impl Observer) -> Result<(), Fault> {
+        let mut decoded = std::mem::take(&mut self.decoded);
+        decoded.clear();
+        decoded.extend(words.iter().map(|&word| Instruction::decode(word)));
+        let result = self.run_decoded(words, &decoded, observer);
+        self.decoded = decoded;
+        result
+    }
+
+    /// [`Machine::run_with`] over the program's decoded words (`decoded[i]` is `words[i]`'s).
+    fn run_decoded(
+        &mut self,
+        words: &[u32],
+        decoded: &[Result<Instruction, DecodeError>],
+        mut observer: impl Observer,
+    ) -> Result<(), Fault> {
         let end = words.len() as u64 * 4;
-        self.decoded.clear();
-        self.decoded
-            .extend(words.iter().map(|&word| Instruction::decode(word)));
         let mut pc = 0u64;
         let mut block: Option<Block> = None;
         let mut steps = 0u64;
@@ -420,20 +432,20 @@ impl Machine {
                 return Err(fault(FaultClass::StepLimit, message, &block));
             }
             let word = words[(pc / 4) as usize];
-            let inst = match &self.decoded[(pc / 4) as usize] {
-                Ok(inst) => *inst,
+            let inst = match &decoded[(pc / 4) as usize] {
+                Ok(inst) => inst,
                 Err(e) => {
                     return Err(fault(FaultClass::IllegalInstruction, e.to_string(), &block));
                 }
             };
             let start = match inst {
-                Instruction::BStart(b) => Some(Start::Tile(b)),
-                Instruction::BStartTlsu(t) => Some(Start::Tlsu(t)),
-                Instruction::BStartCube(c) => Some(Start::Cube(c)),
+                Instruction::BStart(b) => Some(Start::Tile(*b)),
+                Instruction::BStartTlsu(t) => Some(Start::Tlsu(*t)),
+                Instruction::BStartCube(c) => Some(Start::Cube(*c)),
                 Instruction::BStartStd(s) => {
-                    check_std_start(s, pc, end)
+                    check_std_start(*s, pc, end)
                         .map_err(|(class, message)| fault(class, message, &block))?;
-                    Some(Start::Std(s))
+                    Some(Start::Std(*s))
                 }
                 _ => None,
             };
@@ -461,7 +473,7 @@ impl Machine {
                     }
                 },
                 Instruction::Scalar(i) => {
-                    let effect = execute_scalar(&mut self.scalar, &i, block.as_mut())
+                    let effect = execute_scalar(&mut self.scalar, i, block.as_mut())
                         .map_err(|(class, message)| fault(class, message, &block))?;
                     if let (Effect::Condition(c), Some(b)) = (effect, block.as_mut()) {
                         b.taken = Some(c);
@@ -471,7 +483,7 @@ impl Machine {
                 Instruction::BIot(iot) if iot.mask.is_noop() && block.is_none() => pc += 4,
                 header => {
                     match block.as_mut() {
-                        Some(b) => b.header(&header, self.scalar.gprs()),
+                        Some(b) => b.header(header, self.scalar.gprs()),
                         None => Err((
                             FaultClass::BundleControl,
                             format!("header command {word:#010x} outside a block"),

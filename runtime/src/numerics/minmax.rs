@@ -72,9 +72,12 @@ pub fn float_pick_in<C: Carrier>(fmt: &Format, pick: Pick, a: C, b: C) -> (C, Fl
 
 /// [`float_pick_in`] of two operands that are not NaNs (no status then): about half the vector
 /// instructions of the whole rule. With the sign bit flipped, sign-magnitude bits order as
-/// unsigned numbers except that two negatives order backwards, so the pick is the larger or the
-/// smaller of the flipped pair, swapped when both are negative: a vector max, a min and a blend
-/// (a signed max and min when the sign is the carrier's top bit). ±0 already order as −0 < +0.
+/// unsigned numbers unless both are negative; so while `b` is not negative the pick is the larger
+/// or the smaller of the flipped pair (a signed max or min when the sign is the carrier's top
+/// bit). A negative `b` is above every non-negative value as raw unsigned bits, and among
+/// negatives the larger raw bits are the more negative, so the pick is then the smaller or the
+/// larger raw pair. Keyed on `b`'s sign alone, that is a max, a min and a blend on `b`'s sign bit.
+/// ±0 already order as −0 < +0.
 #[inline(always)]
 pub fn float_pick_ordered_in<C: Carrier>(fmt: &Format, pick: Pick, a: C, b: C) -> C {
     let c = |bits: u64| C::from_bits(bits);
@@ -82,10 +85,13 @@ pub fn float_pick_ordered_in<C: Carrier>(fmt: &Format, pick: Pick, a: C, b: C) -
     let (a, b) = (a & mask, b & mask);
     let zero = C::default();
     let (above, below) = if a ^ sign >= b ^ sign { (a, b) } else { (b, a) };
-    let both_negative = a & b & sign != zero;
-    let ordered = match (pick, both_negative) {
-        (Pick::Max, false) | (Pick::Min, true) => above,
-        (Pick::Max, true) | (Pick::Min, false) => below,
+    let (raw_above, raw_below) = if a >= b { (a, b) } else { (b, a) };
+    let b_negative = b & sign != zero;
+    let ordered = match (pick, b_negative) {
+        (Pick::Max, false) => above,
+        (Pick::Min, false) => below,
+        (Pick::Max, true) => raw_below,
+        (Pick::Min, true) => raw_above,
     };
     // Only TF32/HF32 zeros with low bits set need the zero rule.
     let both_zero = fmt.low_zero_bits != 0 && (a | b) & body(fmt) == zero;
@@ -255,6 +261,43 @@ mod tests {
                         let (v, f) = float_pick_in(fmt, pick, x, y);
                         assert_eq!((v as u64, f), by_the_rules(fmt, pick, x as u64, y as u64));
                     }
+                }
+            }
+        }
+        // 32-bit formats on u32 carriers: each pair of a spread of patterns (both signs, zeros,
+        // subnormals, infinities, quiet and signalling NaNs) that are valid encodings of the
+        // format (TF32/HF32 tiles with low bits set are refused before any op runs).
+        let magnitudes = [
+            0,
+            1,
+            0x1FFF,
+            0x2000,
+            0x7F_FFFF,
+            0x80_0000,
+            0x3F80_0000,
+            0x3F80_2000,
+            0x3FC0_0000,
+            0x4000_0000,
+            0x7F7F_E000,
+            0x7F80_0000,
+            0x7F80_0001,
+            0x7F80_2000,
+            0x7FC0_0000,
+        ];
+        let patterns: Vec<u32> = magnitudes
+            .iter()
+            .flat_map(|&m| [m, m | 0x8000_0000])
+            .collect();
+        for fmt in [&FP32, &TF32, &HF32] {
+            let valid: Vec<u32> = patterns
+                .iter()
+                .copied()
+                .filter(|&p| fmt.is_valid_encoding(p as u64))
+                .collect();
+            for (&a, &b) in valid.iter().flat_map(|a| valid.iter().map(move |b| (a, b))) {
+                for pick in [Max, Min] {
+                    let (v, f) = float_pick_in(fmt, pick, a, b);
+                    assert_eq!((v as u64, f), by_the_rules(fmt, pick, a as u64, b as u64));
                 }
             }
         }
