@@ -6,6 +6,8 @@
 //! Rust values, then releases the GIL for the whole compile or run (`Python::detach`), so calls
 //! from many threads run in parallel; each call builds its own driver, sharing nothing.
 
+#![warn(missing_docs)]
+
 use ptoc::codegen::metadata::ArgRef;
 use ptoc::codegen::Kernel;
 use ptoc::exec::Number;
