@@ -260,15 +260,22 @@ def rust_constants(name):
 
 
 def test_the_coefficients_are_the_fits_and_meet_the_bounds():
-    """fit_approximations.py's fits are the coefficients expand_math.rs holds, and its f32
-    model of the formulas on them stays within the stated bounds (on a smaller sample than the
-    script's own 10 million inputs)."""
+    """fit_approximations.py's fits are the coefficients expand_math.rs holds, and the f32
+    model of the formulas on the coefficients expand_math.rs holds stays within the stated
+    bounds (on a smaller sample than the script's own 10 million inputs).
+
+    The fit runs on numpy, whose exp and tanh dispatch on the CPU's vector ISA, and on LAPACK's
+    least squares, so it can end one f32 ulp away on another CPU (one ERF_R coefficient does on
+    an AVX2-only AMD EPYC): each constant must be this machine's fit or a neighbouring f32. The bounds are checked on the
+    constants themselves, which are what ptoc emits."""
     import fit_approximations as fit
 
-    tanh_q, erf_p, erf_r = fit.coefficients()
-    assert bits(np.array(tanh_q)).tolist() == bits(np.array(rust_constants("TANH_Q"))).tolist()
-    assert bits(np.array(erf_p)).tolist() == bits(np.array(rust_constants("ERF_P"))).tolist()
-    assert bits(np.array(erf_r)).tolist() == bits(np.array(rust_constants("ERF_R"))).tolist()
+    for name, fitted in zip(("TANH_Q", "ERF_P", "ERF_R"), fit.coefficients()):
+        held = bits(np.array(rust_constants(name))).astype(np.int64)
+        here = bits(np.array(fitted)).astype(np.int64)
+        assert held.shape == here.shape, name
+        assert np.abs(held - here).max() <= 1, (name, held.tolist(), here.tolist())
+    tanh_q, erf_p, erf_r = (np.array(rust_constants(n)) for n in ("TANH_Q", "ERF_P", "ERF_R"))
     x = fit.samples()[::8]
     x64 = x.astype(np.float64)
     assert fit.ulp_error(fit.tanh32(x, tanh_q), np.tanh(x64)).max() <= TANH_ULP
