@@ -862,17 +862,15 @@ impl Machine {
             .file
             .preview(hand, footprint)
             .or_else(|e| allocation(e.to_string()))?;
-        let capacity_elems = size.bytes() as u64 * 8 / dst_type.bits() as u64;
-        if valid_rows > rows
-            || valid_cols > cols
-            || valid_rows as u64 * valid_cols as u64 > capacity_elems
-        {
+        // Derived rows fill the capacity exactly, so a valid region within them fits it.
+        if valid_rows > rows || valid_cols > cols {
             return allocation(format!(
                 "destination valid {valid_rows}x{valid_cols} does not fit SizeCode {size} ({rows}x{cols} {dst_type})"
             ));
         }
-        let tile = Tile::allocated_unwritten(dst_type, size, cols, (valid_rows, valid_cols))
-            .or_else(|e| allocation(e.0))?;
+        let tile =
+            Tile::allocated_unwritten(dst_type, size, (rows, cols), (valid_rows, valid_cols))
+                .or_else(|e| allocation(e.0))?;
         Ok(Destination {
             hand,
             placement,
@@ -1080,23 +1078,24 @@ impl Machine {
 }
 
 /// Mark the valid rectangle defined and fill the padding per the pad value (docs/isa.md §4), writing
-/// only the padding: one row-wise fill per row, and uniform definedness, or the valid rectangle
-/// in closed form when a Null pad leaves the padding undefined. The elements may stop after the last valid row (a kernel's output
-/// rows append to unwritten storage); they are grown to the whole tile first.
+/// each padding element once: the elements may stop after the last valid row (a kernel's output
+/// rows append to unwritten storage), and growing them to the whole tile writes the pad into the
+/// rows appended; the rest is the tail of each valid row and any written row below the valid
+/// ones. Definedness is uniform, or the valid rectangle in closed form when a Null pad leaves the
+/// padding undefined.
 pub fn publish_padding(tile: &mut Tile, pad: PadValue) {
     let pad_bits = match tile.storage {
         Storage::Numeric => tile.dtype.pad_bits(pad),
         Storage::Predicate => pad.predicate_bit(),
     };
+    let written = tile.elements.len();
     let whole = tile.rows as usize * tile.cols as usize;
     tile.elements.resize(whole, pad_bits.unwrap_or(0));
     let (vr, vc) = (tile.valid_rows as usize, tile.valid_cols as usize);
     let cols = tile.cols as usize;
-    // The tail of each valid row (none when the rows are whole), then every row below the valid
-    // ones as one range.
     let tail_rows = if vc < cols { 0..vr } else { 0..0 };
     let tails = tail_rows.map(|r| r * cols + vc..(r + 1) * cols);
-    let below = vr * cols..tile.len();
+    let below = vr * cols..written.min(whole);
     let padding = tails.chain([below]).filter(|range| !range.is_empty());
     tile.defined = match pad_bits {
         Some(_) => Definedness::uniform(tile.len(), true),
@@ -1354,4 +1353,56 @@ fn branch_target(block: &Block, s: StdStart) -> Option<u64> {
         Transfer::Fall | Transfer::Ind | Transfer::Ret => false,
     };
     taken.then(|| (block.pc as i64 + s.offset as i64) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 4x8 FP32 tile (SizeCode 1: 128 bytes) with valid 2x3, whose storage holds `written`
+    /// elements of 0xEE (a kernel's output, padding included, before publication) except the
+    /// valid ones, which are 1..=6.
+    fn written_tile(written: usize) -> Tile {
+        let mut tile = Tile::allocated(DataType::FP32, SizeCode::MIN, 8, 2, 3).expect("tile");
+        let values: Vec<u32> = (0..written)
+            .map(|i| match (i / 8, i % 8) {
+                (r @ 0..2, c @ 0..3) => (r * 3 + c + 1) as u32,
+                _ => 0xEE,
+            })
+            .collect();
+        tile.elements = Elements::B32(LineVec::from(&values[..]));
+        tile
+    }
+
+    fn valid_or(pad: u64, r: usize, c: usize) -> u64 {
+        if r < 2 && c < 3 {
+            (r * 3 + c + 1) as u64
+        } else {
+            pad
+        }
+    }
+
+    #[test]
+    fn padding_covers_row_tails_appended_rows_and_written_rows_below() {
+        // The valid rows only (an elementwise kernel), and the whole tile (a CUBE load).
+        for written in [16, 32] {
+            let mut tile = written_tile(written);
+            publish_padding(&mut tile, PadValue::Zero);
+            let got: Vec<u64> = tile.elements.iter().collect();
+            let want: Vec<u64> = (0..32).map(|i| valid_or(0, i / 8, i % 8)).collect();
+            assert_eq!(got, want, "{written} elements written");
+            assert!((0..32).all(|i| tile.defined.get(i)));
+        }
+    }
+
+    #[test]
+    fn a_null_pad_zeroes_the_padding_and_leaves_it_undefined() {
+        let mut tile = written_tile(32);
+        publish_padding(&mut tile, PadValue::Null);
+        for i in 0..32 {
+            let (r, c) = (i / 8, i % 8);
+            assert_eq!(tile.elements.get(i), valid_or(0, r, c), "element {i}");
+            assert_eq!(tile.defined.get(i), r < 2 && c < 3, "element {i}");
+        }
+    }
 }

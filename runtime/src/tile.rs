@@ -200,41 +200,34 @@ impl Tile {
         valid_rows: u32,
         valid_cols: u32,
     ) -> Result<Tile, ShapeError> {
-        Tile::allocated_in(
-            dtype,
-            size_code,
-            cols,
-            (valid_rows, valid_cols),
-            Elements::zeroed,
-        )
-    }
-
-    /// [`Tile::allocated`] with no elements yet, only room for them: for a destination that
-    /// [`crate::machine::publish_padding`] completes after its kernel wrote the valid rows, so
-    /// its storage is not zeroed first (a pass over the whole tile).
-    pub(crate) fn allocated_unwritten(
-        dtype: DataType,
-        size_code: SizeCode,
-        cols: u32,
-        valid: (u32, u32),
-    ) -> Result<Tile, ShapeError> {
-        Tile::allocated_in(dtype, size_code, cols, valid, Elements::with_capacity)
-    }
-
-    fn allocated_in(
-        dtype: DataType,
-        size_code: SizeCode,
-        cols: u32,
-        valid: (u32, u32),
-        storage: fn(u32, usize) -> Elements,
-    ) -> Result<Tile, ShapeError> {
         let rows = size_code.derived_rows(cols, dtype.bits()).ok_or_else(|| {
             ShapeError(format!(
                 "{} bytes hold no whole rows of {cols} {dtype} columns",
                 size_code.bytes()
             ))
         })?;
-        let mut tile = Tile::shaped(dtype, (rows, cols), valid, storage)?;
+        let mut tile = Tile::shaped(
+            dtype,
+            (rows, cols),
+            (valid_rows, valid_cols),
+            Elements::zeroed,
+        )?;
+        tile.size_code = Some(size_code);
+        Ok(tile)
+    }
+
+    /// [`Tile::allocated`] with no elements yet, only room for them: for a destination that
+    /// [`crate::machine::publish_padding`] completes after its kernel wrote the valid rows, so
+    /// its storage is not zeroed first (a pass over the whole tile). `rows` are the SizeCode's
+    /// derived rows for `cols`, which the caller already derived to check the destination.
+    pub(crate) fn allocated_unwritten(
+        dtype: DataType,
+        size_code: SizeCode,
+        (rows, cols): (u32, u32),
+        valid: (u32, u32),
+    ) -> Result<Tile, ShapeError> {
+        debug_assert_eq!(size_code.derived_rows(cols, dtype.bits()), Some(rows));
+        let mut tile = Tile::shaped(dtype, (rows, cols), valid, Elements::with_capacity)?;
         tile.size_code = Some(size_code);
         Ok(tile)
     }
