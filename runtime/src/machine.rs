@@ -1374,11 +1374,12 @@ mod tests {
         tile
     }
 
-    fn valid_or(pad: u64, r: usize, c: usize) -> u64 {
+    /// The element a published `written_tile` holds at (r, c): its valid value, else zero.
+    fn valid_or_zero(r: usize, c: usize) -> u64 {
         if r < 2 && c < 3 {
             (r * 3 + c + 1) as u64
         } else {
-            pad
+            0
         }
     }
 
@@ -1389,7 +1390,7 @@ mod tests {
             let mut tile = written_tile(written);
             publish_padding(&mut tile, PadValue::Zero);
             let got: Vec<u64> = tile.elements.iter().collect();
-            let want: Vec<u64> = (0..32).map(|i| valid_or(0, i / 8, i % 8)).collect();
+            let want: Vec<u64> = (0..32).map(|i| valid_or_zero(i / 8, i % 8)).collect();
             assert_eq!(got, want, "{written} elements written");
             assert!((0..32).all(|i| tile.defined.get(i)));
         }
@@ -1401,7 +1402,7 @@ mod tests {
         publish_padding(&mut tile, PadValue::Null);
         for i in 0..32 {
             let (r, c) = (i / 8, i % 8);
-            assert_eq!(tile.elements.get(i), valid_or(0, r, c), "element {i}");
+            assert_eq!(tile.elements.get(i), valid_or_zero(r, c), "element {i}");
             assert_eq!(tile.defined.get(i), r < 2 && c < 3, "element {i}");
         }
     }

@@ -206,14 +206,13 @@ impl Tile {
                 size_code.bytes()
             ))
         })?;
-        let mut tile = Tile::shaped(
+        Tile::in_size_code(
             dtype,
+            size_code,
             (rows, cols),
             (valid_rows, valid_cols),
             Elements::zeroed,
-        )?;
-        tile.size_code = Some(size_code);
-        Ok(tile)
+        )
     }
 
     /// [`Tile::allocated`] with no elements yet, only room for them: for a destination that
@@ -227,7 +226,24 @@ impl Tile {
         valid: (u32, u32),
     ) -> Result<Tile, ShapeError> {
         debug_assert_eq!(size_code.derived_rows(cols, dtype.bits()), Some(rows));
-        let mut tile = Tile::shaped(dtype, (rows, cols), valid, Elements::with_capacity)?;
+        Tile::in_size_code(
+            dtype,
+            size_code,
+            (rows, cols),
+            valid,
+            Elements::with_capacity,
+        )
+    }
+
+    /// A tile of `size_code`'s derived `rows` for `cols`, its elements made by `storage`.
+    fn in_size_code(
+        dtype: DataType,
+        size_code: SizeCode,
+        shape: (u32, u32),
+        valid: (u32, u32),
+        storage: fn(u32, usize) -> Elements,
+    ) -> Result<Tile, ShapeError> {
+        let mut tile = Tile::shaped(dtype, shape, valid, storage)?;
         tile.size_code = Some(size_code);
         Ok(tile)
     }
