@@ -57,6 +57,40 @@ fn worked_example_trowexpandmax_fp32_words() {
     assert_eq!(m.unload(reg(2)), None);
 }
 
+/// A machine runs the words it is given: a program after another of the same length, differing
+/// in one word, runs its own op (the machine keeps the last program decoded between runs).
+#[test]
+fn each_run_executes_its_own_words() {
+    let mut m = Machine::new();
+    let src: Vec<u64> = [1.5f32, -2.0, 7.0, 0.25]
+        .iter()
+        .map(|x| x.to_bits() as u64)
+        .collect();
+    let bc: Vec<u64> = [1.0f32].iter().map(|x| x.to_bits() as u64).collect();
+    m.load(reg(0), tile(FP32, 1, 4, (1, 4), &src)).unwrap();
+    m.load(reg(1), tile(FP32, 1, 1, (1, 1), &bc)).unwrap();
+    let program = |op| bundle(op, FP32, None, [4, 1, 0], &[0, 1], 1);
+    let result = |m: &mut Machine| -> Vec<f32> {
+        let t = m.unload(reg(2)).expect("the result");
+        (0..4)
+            .map(|c| f32::from_bits(t.get(0, c).unwrap() as u32))
+            .collect()
+    };
+    for _ in 0..2 {
+        m.run(&program("TROWEXPANDMAX")).unwrap();
+        assert_eq!(result(&mut m), [1.5, 1.0, 7.0, 1.0]);
+        m.run(&program("TROWEXPANDMIN")).unwrap();
+        assert_eq!(result(&mut m), [1.0, -2.0, 1.0, 0.25]);
+    }
+    // An illegal word in place of the BSTART faults, and the valid program runs again after.
+    let mut illegal = program("TROWEXPANDMAX");
+    illegal[0] = 0x0000_0002;
+    let fault = m.run(&illegal).unwrap_err();
+    assert_eq!(fault.class, ptoc_isa::FaultClass::IllegalInstruction);
+    m.run(&program("TROWEXPANDMAX")).unwrap();
+    assert_eq!(result(&mut m), [1.5, 1.0, 7.0, 1.0]);
+}
+
 trait ParseMask {
     fn parse_mask(&self) -> ptoc_isa::PeMask;
 }
