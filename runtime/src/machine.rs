@@ -420,18 +420,17 @@ impl Machine {
     fn run_with(&mut self, words: &[u32], observer: impl Observer) -> Result<(), Fault> {
         let mut program = std::mem::take(&mut self.program);
         program.set(words);
-        let result = self.run_decoded(words, &program.instructions, observer);
+        let result = self.run_decoded(&program, observer);
         self.program = program;
         result
     }
 
-    /// [`Machine::run_with`] over the program's decoded words (`decoded[i]` is `words[i]`'s).
-    fn run_decoded(
-        &mut self,
-        words: &[u32],
-        decoded: &[Result<Instruction, DecodeError>],
-        mut observer: impl Observer,
-    ) -> Result<(), Fault> {
+    /// [`Machine::run_with`] over the program's words and their decoding.
+    fn run_decoded(&mut self, program: &Decoded, mut observer: impl Observer) -> Result<(), Fault> {
+        let Decoded {
+            words,
+            instructions: decoded,
+        } = program;
         let end = words.len() as u64 * 4;
         let mut pc = 0u64;
         let mut block: Option<Block> = None;
