@@ -31,6 +31,7 @@ mod kernels;
 mod lines;
 mod machine;
 pub mod numerics;
+mod program;
 mod reference;
 mod reference_gm;
 mod reference_linalg;

@@ -19,9 +19,10 @@ use crate::gm::Gm;
 use crate::kernels::{self, first_zero_divisor, Job, View};
 use crate::lines::LineVec;
 use crate::numerics::Flags;
+use crate::program::Decoded;
 use crate::scalar::{Effect, ScalarCore};
 use crate::tile::Tile;
-use ptoc_isa::encoding::{Datr, DecodeError, StdStart, Transfer};
+use ptoc_isa::encoding::{Datr, StdStart, Transfer};
 use ptoc_isa::geometry::LOCAL_REGISTERS;
 use ptoc_isa::ops::{by_selector, OperandRole};
 use ptoc_isa::profile::{NamingModel, PROFILE};
@@ -120,32 +121,9 @@ pub struct Machine {
     /// BSTARTs executed so far (the index the next bundle gets).
     bundles: usize,
     step_limit: u64,
-    /// The last program run and its words decoded, kept between runs: a loop body's words run
-    /// many times, and decoding each word where it runs copied the instruction through several
-    /// temporaries per step.
+    /// The last program run, decoded and its static tile blocks prepared, kept between runs: a
+    /// loop body's words run many times, and an embedder runs one kernel over input after input.
     program: Decoded,
-}
-
-/// A program's words with each decoded. Decoding is a function of the word alone, so a run of
-/// the same words again (an embedder's kernel over one input after another) reuses it: comparing
-/// the words costs a fraction of decoding them.
-#[derive(Clone, Debug, Default)]
-struct Decoded {
-    words: Vec<u32>,
-    instructions: Vec<Result<Instruction, DecodeError>>,
-}
-
-impl Decoded {
-    /// Hold `words`, decoded, unless it already does.
-    fn set(&mut self, words: &[u32]) {
-        if self.words != words {
-            self.words.clear();
-            self.words.extend_from_slice(words);
-            self.instructions.clear();
-            self.instructions
-                .extend(words.iter().map(|&word| Instruction::decode(word)));
-        }
-    }
 }
 
 impl Default for Machine {
@@ -427,10 +405,7 @@ impl Machine {
 
     /// [`Machine::run_with`] over the program's words and their decoding.
     fn run_decoded(&mut self, program: &Decoded, mut observer: impl Observer) -> Result<(), Fault> {
-        let Decoded {
-            words,
-            instructions: decoded,
-        } = program;
+        let (words, decoded) = (&program.words, &program.instructions);
         let end = words.len() as u64 * 4;
         let mut pc = 0u64;
         let mut block: Option<Block> = None;
@@ -478,9 +453,22 @@ impl Machine {
                         continue;
                     }
                 }
-                block = Some(Block::open(self.bundles, pc, start));
+                let index = self.bundles;
                 self.bundles += 1;
                 observer.started(self.bundles);
+                // A static tile block commits as prepared, its words counted as steps one each;
+                // one the step limit stops inside runs word by word, to fault where it falls.
+                if let Some(ready) = program.static_block((pc / 4) as usize) {
+                    let rest = (ready.stop - (pc / 4) as usize) as u64;
+                    if steps + rest <= self.step_limit {
+                        steps += rest;
+                        self.commit_prepared(&ready.block, &ready.prepared)
+                            .map_err(|e| located(e.into(), index, pc))?;
+                        pc = (ready.stop as u64 + 1) * 4;
+                        continue;
+                    }
+                }
+                block = Some(Block::open(index, pc, start));
                 pc += 4;
                 continue;
             }
@@ -535,13 +523,7 @@ impl Machine {
             Start::Cube(c) => self.commit_cube(block, c).map(|()| None),
             Start::Std(s) => Ok(branch_target(block, s)),
         };
-        result.map_err(|e| Fault {
-            class: e.class,
-            bundle: block.index,
-            pc: block.pc,
-            address: e.address,
-            message: e.message,
-        })
+        result.map_err(|e| located(e, block.index, block.pc))
     }
 
     fn try_commit(&mut self, block: &Block) -> Result<(), CommitFault> {
@@ -549,73 +531,30 @@ impl Machine {
     }
 
     fn try_commit_tile(&mut self, block: &Block) -> Checked<()> {
-        // 1. Only mask-0 bindings: success without effect.
-        if block.bindings.is_empty() && block.saw_noop_binding {
-            return Ok(());
+        match prepare_tile(block)? {
+            Some(prepared) => self.commit_prepared(block, &prepared),
+            None => Ok(()),
         }
-        // 2. The op.
-        let Start::Tile(start) = block.start else {
-            return Err((FaultClass::BundleControl, "not a tile-element block".into()));
-        };
-        let Some(op) = by_selector(start.mode as u32, start.function as u32) else {
-            return Err((
-                FaultClass::IllegalInstruction,
-                format!(
-                    "TEPL selector {:#05x} is not an op this interpreter executes",
-                    start.mode as u32 * 32 + start.function as u32
-                ),
-            ));
-        };
-        // 4. Binding completeness. No op takes more than three sources, so they are counted and
-        // the first three kept on the stack instead of collected.
-        let mut source_regs = block.bindings.iter().flat_map(|b| b.source_regs());
-        let first = [source_regs.next(), source_regs.next(), source_regs.next()];
-        let source_count = first.iter().flatten().count() + source_regs.count();
-        let mut dests = block.bindings.iter().filter_map(|b| b.dst);
-        let dest = dests.next();
-        let dest_count = usize::from(dest.is_some()) + dests.count();
-        if block.bindings.is_empty() || !block.bindings.last().is_some_and(|b| b.last) {
-            return Err((
-                FaultClass::BundleControl,
-                "the B.IOT stream is not terminated by a last binding".into(),
-            ));
-        }
-        let first = first.map(Option::unwrap_or_default);
-        let complete = source_count == op.sources.len() && dest_count == 1;
-        let (true, Some(sources), Some((hand, size))) = (complete, first.get(..source_count), dest)
-        else {
-            return Err((
-                FaultClass::BundleControl,
-                format!(
-                    "{} takes {} source(s) and one destination; the bindings give {} and {}",
-                    op.mnemonic,
-                    op.sources.len(),
-                    source_count,
-                    dest_count
-                ),
-            ));
-        };
-        // 5. Scalar and Shared bindings.
-        let scalar = self.scalar_operand(op, block)?;
-        if !block.ios.is_empty() {
-            return legality(format!("{} takes no B.IOS", op.mnemonic));
-        }
-        // 6. B.DATR applicability.
-        let (pad, control) = check_datr(op, block.datr)?;
-        // 7. Closed schema. TTRANS has none (docs/isa.md §19): its bindings may come in any
-        // layout, and B.DIM describes its destination with the source filling in what is
-        // absent.
-        if op.kind.closed_schema() {
-            check_binding_layout(op, block)?;
-        }
-        let src_type = start.dtype;
-        if !op.accepts(src_type) {
-            return legality(format!("{} does not accept {src_type}", op.mnemonic));
-        }
-        let dims = if op.kind.closed_schema() {
-            bundle_dims(block)?
-        } else {
-            destination_dims(block, self.source(sources[0])?)?
+    }
+
+    /// Steps 8–10 of a tile commit, after [`prepare_tile`]: everything that reads the tiles, the
+    /// register file or the GPRs.
+    pub(crate) fn commit_prepared(&mut self, block: &Block, prepared: &Prepared) -> Checked<()> {
+        let Prepared {
+            op,
+            src_type,
+            sources,
+            source_count,
+            dest,
+            scalar_gpr,
+            pad,
+            control,
+            dims,
+        } = *prepared;
+        let sources = &sources[..source_count];
+        let dims = match dims {
+            Some(dims) => dims,
+            None => destination_dims(block, self.source(sources[0])?)?,
         };
         if op.kind == OpKind::Transpose {
             check_row_major_destination(op, block.datr)?;
@@ -624,10 +563,11 @@ impl Machine {
         if op.kind == OpKind::Convert {
             check_tcvt_representation(block.datr)?;
         }
+        let scalar = scalar_gpr.map(|r| self.gpr(r));
         self.check_schema(op, src_type, dims, sources, scalar)?;
         // 9. Destination resolution and allocation checks.
         let mask = block.mask().unwrap_or_default();
-        let dst = self.resolve_destination(op, dst_type, dims, sources, (hand, size), mask, pad)?;
+        let dst = self.resolve_destination(op, dst_type, dims, sources, dest, mask, pad)?;
         // 10. Operand legality, execution, publication.
         self.check_operands(op, src_type, &dst.tile, sources)?;
         // The relation of an op that reads B.DATR CMode (TCMP); an omitted B.DATR means EQ. A
@@ -644,36 +584,6 @@ impl Machine {
             None
         };
         self.execute(op, src_type, control, cmode, dims, (sources, scalar), dst)
-    }
-
-    /// The raw GPR value a tile-scalar op computes with, read at commit: B.IOR RegSrc0, or 0
-    /// without a B.IOR (docs/isa.md §14); `None` for an op without a scalar. A B.IOR field the op
-    /// does not read must be zero (`BundleOperationScalarBindingSchemaLegal`, step 4:
-    /// Fault_BundleControl); an op without a scalar then refuses even an all-zero B.IOR in its
-    /// closed schema (§1.3: Fault_TileLegality).
-    fn scalar_operand(&self, op: &OpInfo, block: &Block) -> Checked<Option<u64>> {
-        let Some(ior) = block.ior else {
-            return Ok(op.takes_scalar().then_some(0));
-        };
-        let inputs = usize::from(op.takes_scalar());
-        if ior.dst != 0 || ior.src[inputs..].iter().any(|&r| r != 0) {
-            return Err((
-                FaultClass::BundleControl,
-                format!(
-                    "{} reads {inputs} B.IOR source(s); its other fields must be zero",
-                    op.mnemonic
-                ),
-            ));
-        }
-        // Without a closed schema (TTRANS) an all-zero B.IOR binds nothing and is accepted,
-        // as for TMOV (docs/isa.md §13.2, §19).
-        if !op.takes_scalar() && !op.kind.closed_schema() {
-            return Ok(None);
-        }
-        if !op.takes_scalar() {
-            return legality(format!("{} takes no B.IOR", op.mnemonic));
-        }
-        Ok(Some(self.gpr(ior.src[0] as usize)))
     }
 
     /// Closed schema checks that need the source tiles or the scalar (docs/isa.md §1.3, §1.5,
@@ -1097,6 +1007,137 @@ impl Machine {
     }
 }
 
+/// What a tile block's words alone decide at commit (steps 1–7, and B.DIM's shape under a
+/// closed schema), before anything reads a tile, the register file or a GPR. A block whose
+/// header reads no GPR is prepared once, when its program is decoded (`crate::program`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Prepared {
+    op: &'static OpInfo,
+    src_type: DataType,
+    /// The sources in binding order; the first `source_count` are the op's.
+    sources: [TileReg; 3],
+    source_count: usize,
+    dest: (Hand, SizeCode),
+    /// The GPR a tile-scalar op computes with: B.IOR RegSrc0, or GPR 0 (always 0, the value an
+    /// op without a B.IOR computes with, docs/isa.md §14); `None` for an op without a scalar.
+    scalar_gpr: Option<usize>,
+    pad: PadValue,
+    control: NumericControl,
+    /// B.DIM's full shape; `None` without a closed schema (TTRANS), whose destination shape
+    /// takes what B.DIM omits from its source.
+    dims: Option<Dims>,
+}
+
+/// Steps 1–7 of a tile commit: `Ok(None)` for a block of mask-0 bindings only (success without
+/// effect), else what the rest of the commit ([`Machine::commit_prepared`]) needs.
+pub(crate) fn prepare_tile(block: &Block) -> Checked<Option<Prepared>> {
+    // 1. Only mask-0 bindings: success without effect.
+    if block.bindings.is_empty() && block.saw_noop_binding {
+        return Ok(None);
+    }
+    // 2. The op.
+    let Start::Tile(start) = block.start else {
+        return Err((FaultClass::BundleControl, "not a tile-element block".into()));
+    };
+    let Some(op) = by_selector(start.mode as u32, start.function as u32) else {
+        return Err((
+            FaultClass::IllegalInstruction,
+            format!(
+                "TEPL selector {:#05x} is not an op this interpreter executes",
+                start.mode as u32 * 32 + start.function as u32
+            ),
+        ));
+    };
+    // 4. Binding completeness. No op takes more than three sources, so they are counted and
+    // the first three kept on the stack instead of collected.
+    let mut source_regs = block.bindings.iter().flat_map(|b| b.source_regs());
+    let first = [source_regs.next(), source_regs.next(), source_regs.next()];
+    let source_count = first.iter().flatten().count() + source_regs.count();
+    let mut dests = block.bindings.iter().filter_map(|b| b.dst);
+    let dest = dests.next();
+    let dest_count = usize::from(dest.is_some()) + dests.count();
+    if block.bindings.is_empty() || !block.bindings.last().is_some_and(|b| b.last) {
+        return Err((
+            FaultClass::BundleControl,
+            "the B.IOT stream is not terminated by a last binding".into(),
+        ));
+    }
+    let complete = source_count == op.sources.len() && dest_count == 1;
+    let (true, Some(dest)) = (complete && source_count <= first.len(), dest) else {
+        return Err((
+            FaultClass::BundleControl,
+            format!(
+                "{} takes {} source(s) and one destination; the bindings give {} and {}",
+                op.mnemonic,
+                op.sources.len(),
+                source_count,
+                dest_count
+            ),
+        ));
+    };
+    // 5. Scalar and Shared bindings.
+    let scalar_gpr = scalar_gpr(op, block)?;
+    if !block.ios.is_empty() {
+        return legality(format!("{} takes no B.IOS", op.mnemonic));
+    }
+    // 6. B.DATR applicability.
+    let (pad, control) = check_datr(op, block.datr)?;
+    // 7. Closed schema. TTRANS has none (docs/isa.md §19): its bindings may come in any
+    // layout, and B.DIM describes its destination with the source filling in what is absent.
+    if op.kind.closed_schema() {
+        check_binding_layout(op, block)?;
+    }
+    let src_type = start.dtype;
+    if !op.accepts(src_type) {
+        return legality(format!("{} does not accept {src_type}", op.mnemonic));
+    }
+    let dims = if op.kind.closed_schema() {
+        Some(bundle_dims(block)?)
+    } else {
+        None
+    };
+    Ok(Some(Prepared {
+        op,
+        src_type,
+        sources: first.map(Option::unwrap_or_default),
+        source_count,
+        dest,
+        scalar_gpr,
+        pad,
+        control,
+        dims,
+    }))
+}
+
+/// The GPR a tile-scalar op reads at commit ([`Prepared::scalar_gpr`]). A B.IOR field the op
+/// does not read must be zero (`BundleOperationScalarBindingSchemaLegal`, step 4:
+/// Fault_BundleControl); an op without a scalar then refuses even an all-zero B.IOR in its
+/// closed schema (§1.3: Fault_TileLegality).
+fn scalar_gpr(op: &OpInfo, block: &Block) -> Checked<Option<usize>> {
+    let Some(ior) = block.ior else {
+        return Ok(op.takes_scalar().then_some(0));
+    };
+    let inputs = usize::from(op.takes_scalar());
+    if ior.dst != 0 || ior.src[inputs..].iter().any(|&r| r != 0) {
+        return Err((
+            FaultClass::BundleControl,
+            format!(
+                "{} reads {inputs} B.IOR source(s); its other fields must be zero",
+                op.mnemonic
+            ),
+        ));
+    }
+    // Without a closed schema (TTRANS) an all-zero B.IOR binds nothing and is accepted,
+    // as for TMOV (docs/isa.md §13.2, §19).
+    if !op.takes_scalar() && !op.kind.closed_schema() {
+        return Ok(None);
+    }
+    if !op.takes_scalar() {
+        return legality(format!("{} takes no B.IOR", op.mnemonic));
+    }
+    Ok(Some(ior.src[0] as usize))
+}
+
 /// Mark the valid rectangle defined and fill the padding per the pad value (docs/isa.md §4), writing
 /// each padding element once: the elements may stop after the last valid row (a kernel's output
 /// rows append to unwritten storage), and growing them to the whole tile writes the pad into the
@@ -1319,6 +1360,17 @@ pub(crate) struct CommitFault {
     pub class: FaultClass,
     pub address: Option<u64>,
     pub message: String,
+}
+
+/// A commit's fault in the bundle `index` whose BSTART is at `pc`.
+fn located(fault: CommitFault, index: usize, pc: u64) -> Fault {
+    Fault {
+        class: fault.class,
+        bundle: index,
+        pc,
+        address: fault.address,
+        message: fault.message,
+    }
 }
 
 impl From<(FaultClass, String)> for CommitFault {

@@ -91,6 +91,82 @@ fn each_run_executes_its_own_words() {
     assert_eq!(result(&mut m), [1.5, 1.0, 7.0, 1.0]);
 }
 
+/// A tile block whose header reads no GPR is prepared once, when its program is decoded; one whose
+/// B.DIM reads a GPR is recorded word by word as it runs. Both commit alike: the same results, the
+/// same fault at the same bundle and address, and the step limit counting every word.
+#[test]
+fn prepared_and_word_by_word_blocks_commit_alike() {
+    use ptoc_isa::encoding::Dim;
+    use ptoc_isa::{FaultClass, Instruction};
+    let src: Vec<u64> = [1.5f32, -2.0, 7.0, 0.25]
+        .iter()
+        .map(|x| x.to_bits() as u64)
+        .collect();
+    let one = [1.0f32.to_bits() as u64];
+    // BSTART, LB0 = 4, LB1 = 1, B.IOT, BSTOP. The word-by-word form writes LB0 as GPR 5 + 1.
+    let expand = |op, sources: &[u32], gpr_dim: bool| {
+        let mut words = bundle(op, FP32, None, [4, 1, 0], sources, 1);
+        if gpr_dim {
+            words[1] = Instruction::BDim(Dim {
+                lb: 0,
+                reg: 5,
+                imm: 1,
+            })
+            .encode();
+        }
+        words
+    };
+    // r0 the source, r1 an FP32 and r2 an FP16 broadcast of 1.0; results go to r3, then r4.
+    let machine = || {
+        let mut m = Machine::new();
+        m.set_gpr(5, 3);
+        m.load(reg(0), tile(FP32, 1, 4, (1, 4), &src)).unwrap();
+        m.load(reg(1), tile(FP32, 1, 1, (1, 1), &one)).unwrap();
+        m.load(reg(2), tile(FP16, 1, 1, (1, 1), &[0x3C00])).unwrap();
+        m
+    };
+    let row = |m: &Machine, r| -> Vec<f32> {
+        let t = m.tile(reg(r)).expect("a result");
+        (0..4)
+            .map(|c| f32::from_bits(t.get(0, c).unwrap() as u32))
+            .collect()
+    };
+    for gpr_dim in [false, true] {
+        // Two bundles, the second reading the first's result (r3): max then min with 1.0.
+        let mut words = expand("TROWEXPANDMAX", &[0, 1], gpr_dim);
+        words.extend(expand("TROWEXPANDMIN", &[3, 1], gpr_dim));
+        let mut m = machine();
+        m.run(&words).unwrap();
+        assert_eq!(row(&m, 3), [1.5, 1.0, 7.0, 1.0], "gpr_dim {gpr_dim}");
+        assert_eq!(row(&m, 4), [1.0, 1.0, 1.0, 1.0], "gpr_dim {gpr_dim}");
+        // The second bundle refuses the FP16 broadcast: TileLegality at bundle 1, BSTART at byte 20.
+        let mut words = expand("TROWEXPANDMAX", &[0, 1], gpr_dim);
+        words.extend(expand("TROWEXPANDMAX", &[0, 2], gpr_dim));
+        let fault = machine().run(&words).unwrap_err();
+        assert_eq!(
+            (fault.class, fault.bundle, fault.pc),
+            (FaultClass::TileLegality, 1, 20),
+            "gpr_dim {gpr_dim}: {fault}"
+        );
+        // Five words are five steps: a limit of five runs the bundle, four stops inside it.
+        let words = expand("TROWEXPANDMAX", &[0, 1], gpr_dim);
+        let mut m = machine();
+        m.set_step_limit(5);
+        m.run(&words).unwrap();
+        let mut m = machine();
+        m.set_step_limit(4);
+        let fault = m.run(&words).unwrap_err();
+        assert_eq!(
+            (fault.class, fault.bundle, fault.pc),
+            (FaultClass::StepLimit, 0, 0)
+        );
+        assert!(
+            m.tile(reg(3)).is_none(),
+            "the stopped bundle changed nothing"
+        );
+    }
+}
+
 trait ParseMask {
     fn parse_mask(&self) -> ptoc_isa::PeMask;
 }
