@@ -125,6 +125,7 @@ impl Elements {
 
     /// No elements yet, with room for `count` at the carrier width of a `bits`-bit type: a
     /// destination whose kernel writes every element need not be zeroed first.
+    #[inline]
     pub(crate) fn with_capacity(bits: u32, count: usize) -> Elements {
         match Elements::carrier_bits(bits) {
             8 => Elements::B8(LineVec::with_capacity(count)),

@@ -40,6 +40,7 @@ impl<T: Carrier> LineVec<T> {
     const PER_LINE: usize = LINE / size_of::<T>();
 
     /// An empty sequence with room for `count` elements.
+    #[inline]
     pub fn with_capacity(count: usize) -> LineVec<T> {
         let room = count.div_ceil(Self::PER_LINE) * Self::PER_LINE;
         let bytes: Vec<MaybeUninit<u8>> = if room == 0 {

@@ -123,7 +123,8 @@ pub struct Machine {
     step_limit: u64,
     /// The last program run, decoded and its static tile blocks prepared, kept between runs: a
     /// loop body's words run many times, and an embedder runs one kernel over input after input.
-    program: Decoded,
+    /// `None` only while a run holds it, or before the first run.
+    program: Option<Decoded>,
 }
 
 impl Default for Machine {
@@ -176,7 +177,7 @@ impl Machine {
             gm: Gm::default(),
             bundles: 0,
             step_limit: DEFAULT_STEP_LIMIT,
-            program: Decoded::default(),
+            program: None,
         }
     }
 
@@ -396,10 +397,10 @@ impl Machine {
     /// The block loop, generic over the observer so that [`Machine::run`] (the `()` observer)
     /// compiles to the loop without any per-bundle check.
     fn run_with(&mut self, words: &[u32], observer: impl Observer) -> Result<(), Fault> {
-        let mut program = std::mem::take(&mut self.program);
+        let mut program = self.program.take().unwrap_or_default();
         program.set(words);
         let result = self.run_decoded(&program, observer);
-        self.program = program;
+        self.program = Some(program);
         result
     }
 
@@ -551,10 +552,10 @@ impl Machine {
             control,
             dims,
         } = *prepared;
-        let sources = &sources[..source_count];
+        let sources = self.source_tiles(&sources[..source_count]);
         let dims = match dims {
             Some(dims) => dims,
-            None => destination_dims(block, self.source(sources[0])?)?,
+            None => destination_dims(block, sources.get(0)?.1)?,
         };
         if op.kind == OpKind::Transpose {
             check_row_major_destination(op, block.datr)?;
@@ -564,12 +565,12 @@ impl Machine {
             check_tcvt_representation(block.datr)?;
         }
         let scalar = scalar_gpr.map(|r| self.gpr(r));
-        self.check_schema(op, src_type, dims, sources, scalar)?;
+        self.check_schema(op, src_type, dims, &sources, scalar)?;
         // 9. Destination resolution and allocation checks.
         let mask = block.mask().unwrap_or_default();
-        let dst = self.resolve_destination(op, dst_type, dims, sources, dest, mask, pad)?;
+        let dst = self.resolve_destination(op, dst_type, dims, &sources, dest, mask, pad)?;
         // 10. Operand legality, execution, publication.
-        self.check_operands(op, src_type, &dst.tile, sources)?;
+        check_operands(op, src_type, &dst.tile, &sources)?;
         // The relation of an op that reads B.DATR CMode (TCMP); an omitted B.DATR means EQ. A
         // reserved CMode never gets here: the decoder already refused its B.DATR as an illegal
         // instruction (docs/isa.md §1.9). The check stands for the closed TCMP schema's own.
@@ -583,7 +584,10 @@ impl Machine {
         } else {
             None
         };
-        self.execute(op, src_type, control, cmode, dims, (sources, scalar), dst)
+        let (dst, flags) = execute(op, src_type, control, cmode, dims, (&sources, scalar), dst)?;
+        self.publish(dst);
+        self.flags |= flags;
+        Ok(())
     }
 
     /// Closed schema checks that need the source tiles or the scalar (docs/isa.md §1.3, §1.5,
@@ -593,11 +597,11 @@ impl Machine {
         op: &OpInfo,
         src_type: DataType,
         dims: Dims,
-        sources: &[TileReg],
+        sources: &SourceTiles,
         scalar: Option<u64>,
     ) -> Checked<()> {
-        let full_shape = |reg: TileReg| -> Checked<()> {
-            let t = self.source(reg)?;
+        let full_shape = |i: usize| -> Checked<()> {
+            let (reg, t) = sources.get(i)?;
             if t.geometry() != dims {
                 return legality(format!(
                     "source {reg} is {} but B.DIM describes valid {}x{} with {} columns",
@@ -607,23 +611,23 @@ impl Machine {
             Ok(())
         };
         match op.kind {
-            OpKind::Reduce(..) => full_shape(sources[0])?,
+            OpKind::Reduce(..) => full_shape(0)?,
             OpKind::Expand(axis, elem) => {
-                let bcast = sources[op
+                let bcast = op
                     .sources
                     .iter()
                     .position(|r| *r == OperandRole::Bcast)
-                    .unwrap_or(0)];
+                    .unwrap_or(0);
                 if elem.is_some() {
-                    full_shape(sources[0])?;
+                    full_shape(0)?;
                 }
-                self.check_broadcast(axis, bcast, dims)?;
+                check_broadcast(axis, sources.get(bcast)?, dims)?;
                 if elem == Some(ElementOp::Div) && src_type.is_integer() {
-                    self.check_divisors(op, src_type, dims, sources)?;
+                    check_divisors(op, src_type, dims, sources)?;
                 }
             }
             OpKind::Binary(ElementOp::Div) if src_type.is_integer() => {
-                self.check_divisors(op, src_type, dims, sources)?;
+                check_divisors(op, src_type, dims, sources)?;
             }
             OpKind::Binary(_) | OpKind::Unary(_) | OpKind::Convert | OpKind::Move => {}
             // No closed schema: everything is `TileOperandsLegal_TTRANS`'s, after allocation.
@@ -635,8 +639,8 @@ impl Machine {
             // `SelectedBundleClosedTileScalarBinarySchemaLegal`: the source as B.DIM describes
             // it, then the scalar's encoding and an integer divisor (docs/isa.md §14).
             OpKind::TileScalar(_) => {
-                self.check_sources(op, src_type, sources)?;
-                full_shape(sources[0])?;
+                check_sources(op, src_type, sources)?;
+                full_shape(0)?;
                 if let Some(why) = op.kind.scalar_violation(src_type, scalar.unwrap_or(0)) {
                     return legality(why);
                 }
@@ -648,11 +652,11 @@ impl Machine {
             // (`SelectedBundleClosedTCMPSchemaLegal`/`…TSELSchemaLegal`); B.DIM describes the
             // typed source (docs/isa.md §1.9).
             OpKind::Compare | OpKind::Select => {
-                self.check_sources(op, src_type, sources)?;
-                full_shape(sources[op.typed_source()])?;
-                let typed = self.source(sources[op.typed_source()])?;
-                for (&reg, role) in sources.iter().zip(op.sources) {
-                    let t = self.source(reg)?;
+                check_sources(op, src_type, sources)?;
+                full_shape(op.typed_source())?;
+                let (_, typed) = sources.get(op.typed_source())?;
+                for (source, role) in sources.iter().zip(op.sources) {
+                    let (reg, t) = source?;
                     if (t.rows, t.cols, t.valid_rows, t.valid_cols)
                         != (typed.rows, typed.cols, typed.valid_rows, typed.valid_cols)
                     {
@@ -669,73 +673,21 @@ impl Machine {
     }
 
     pub(crate) fn source(&self, reg: TileReg) -> Checked<&Tile> {
-        match self.tile(reg) {
-            Some(t) => Ok(t),
-            None => legality(format!("source {reg} is not allocated")),
-        }
+        self.tile(reg).ok_or_else(|| not_allocated(reg))
     }
 
-    fn check_broadcast(&self, axis: Axis, reg: TileReg, dims: Dims) -> Checked<()> {
-        let t = self.source(reg)?;
-        let want = axis.vector(dims);
-        if t.geometry() == want {
-            return Ok(());
-        }
-        let columns = if want.cols == 1 { "column" } else { "columns" };
-        legality(format!(
-            "broadcast source {reg} is {t}; it must be valid {}x{} with {} {columns}",
-            want.valid_rows, want.valid_cols, want.cols
-        ))
-    }
-
-    /// Integer DIV: every valid divisor used must be nonzero (before any effect).
-    fn check_divisors(
-        &self,
-        op: &OpInfo,
-        src_type: DataType,
-        dims: Dims,
-        sources: &[TileReg],
-    ) -> Checked<()> {
-        let tiles: Vec<&Tile> = sources
-            .iter()
-            .map(|&r| self.source(r))
-            .collect::<Checked<_>>()?;
-        let divisor = tiles[1];
-        let domain = match op.kind {
-            // TDIV: the denominator's own valid rectangle.
-            OpKind::Binary(_) => (divisor.valid_rows as usize, divisor.valid_cols as usize),
-            OpKind::Expand(..)
-            | OpKind::TileScalar(_)
-            | OpKind::FillScalar
-            | OpKind::Reduce(..)
-            | OpKind::Unary(_)
-            | OpKind::Convert
-            | OpKind::Move
-            | OpKind::Transpose
-            | OpKind::Compare
-            | OpKind::Select
-            | OpKind::Matmul { .. } => (dims.valid_rows as usize, dims.valid_cols as usize),
+    /// A tile op's sources, each looked up once for all its checks and its kernel.
+    fn source_tiles(&self, regs: &[TileReg]) -> SourceTiles<'_> {
+        let mut tiles = SourceTiles {
+            regs: [TileReg::default(); 3],
+            tiles: [None; 3],
+            count: regs.len().min(3),
         };
-        let views: Vec<View> = tiles.iter().map(|t| t.view()).collect();
-        let job = Job {
-            kind: op.kind,
-            src_type,
-            dst_type: src_type,
-            control: NumericControl::default(),
-            sources: &views,
-            out: &mut Elements::B8(LineVec::with_capacity(0)),
-            out_cols: 0,
-            domain,
-            cmode: None,
-        };
-        match first_zero_divisor(&job) {
-            Ok(None) => Ok(()),
-            Ok(Some((r, c))) => legality(format!(
-                "integer division by zero: {} element [{r}, {c}] is 0",
-                sources[1]
-            )),
-            Err(e) => legality(e.to_string()),
+        for (i, &reg) in regs.iter().take(3).enumerate() {
+            tiles.regs[i] = reg;
+            tiles.tiles[i] = self.tile(reg);
         }
+        tiles
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -744,13 +696,14 @@ impl Machine {
         op: &OpInfo,
         dst_type: DataType,
         dims: Dims,
-        sources: &[TileReg],
+        sources: &SourceTiles,
         (hand, size): (Hand, SizeCode),
         mask: PeMask,
         pad: PadValue,
     ) -> Checked<Destination> {
         if op.result == ResultKind::Predicate {
-            return self.resolve_predicate(sources[op.typed_source()], (hand, size), mask, pad);
+            let (_, source) = sources.get(op.typed_source())?;
+            return self.resolve_predicate(source, (hand, size), mask, pad);
         }
         let out = match op.kind {
             OpKind::Reduce(axis, _) => axis.vector(dims),
@@ -829,15 +782,14 @@ impl Machine {
     }
 
     /// `ResolveBundlePredicateDestination`: a predicate with the physical and valid shape of
-    /// `source`, in a SizeCode holding `ceil(rows·cols/8)` bytes (docs/isa.md §3.6).
+    /// `src`, in a SizeCode holding `ceil(rows·cols/8)` bytes (docs/isa.md §3.6).
     fn resolve_predicate(
         &self,
-        source: TileReg,
+        src: &Tile,
         (hand, size): (Hand, SizeCode),
         mask: PeMask,
         pad: PadValue,
     ) -> Checked<Destination> {
-        let src = self.source(source)?;
         let tile =
             Tile::allocated_predicate(size, (src.rows, src.cols), (src.valid_rows, src.valid_cols))
                 .or_else(|e| allocation(e.0))?;
@@ -854,157 +806,245 @@ impl Machine {
             pad,
         })
     }
+}
 
-    /// Each source's storage, definedness, type and encodings against its role.
-    fn check_sources(&self, op: &OpInfo, src_type: DataType, sources: &[TileReg]) -> Checked<()> {
-        for (&reg, role) in sources.iter().zip(op.sources) {
-            let t = self.source(reg)?;
-            // `TileGenericIndexingPermitted`: CUBE tiles feed only the matrix ops and the CUBE
-            // stores (docs/isa.md §18.2).
-            if t.layout.is_cube() {
+/// A tile op's sources in binding order, each looked up once for all its checks and its
+/// kernel. A source that names no tile faults where a check first reads it, as a lookup there
+/// would.
+#[derive(Clone, Copy)]
+struct SourceTiles<'m> {
+    regs: [TileReg; 3],
+    tiles: [Option<&'m Tile>; 3],
+    count: usize,
+}
+
+impl<'m> SourceTiles<'m> {
+    /// Source `i`: its register and its tile.
+    fn get(&self, i: usize) -> Checked<(TileReg, &'m Tile)> {
+        let reg = self.regs[i];
+        self.tiles[i]
+            .map(|t| (reg, t))
+            .ok_or_else(|| not_allocated(reg))
+    }
+
+    /// Each source in binding order.
+    fn iter(&self) -> impl Iterator<Item = Checked<(TileReg, &'m Tile)>> + '_ {
+        (0..self.count).map(|i| self.get(i))
+    }
+}
+
+/// The fault of reading a source register that holds no tile.
+fn not_allocated(reg: TileReg) -> (FaultClass, String) {
+    (
+        FaultClass::TileLegality,
+        format!("source {reg} is not allocated"),
+    )
+}
+
+fn check_broadcast(axis: Axis, (reg, t): (TileReg, &Tile), dims: Dims) -> Checked<()> {
+    let want = axis.vector(dims);
+    if t.geometry() == want {
+        return Ok(());
+    }
+    let columns = if want.cols == 1 { "column" } else { "columns" };
+    legality(format!(
+        "broadcast source {reg} is {t}; it must be valid {}x{} with {} {columns}",
+        want.valid_rows, want.valid_cols, want.cols
+    ))
+}
+
+/// Integer DIV: every valid divisor used must be nonzero (before any effect).
+fn check_divisors(
+    op: &OpInfo,
+    src_type: DataType,
+    dims: Dims,
+    sources: &SourceTiles,
+) -> Checked<()> {
+    let tiles: Vec<(TileReg, &Tile)> = sources.iter().collect::<Checked<_>>()?;
+    let (divisor_reg, divisor) = tiles[1];
+    let domain = match op.kind {
+        // TDIV: the denominator's own valid rectangle.
+        OpKind::Binary(_) => (divisor.valid_rows as usize, divisor.valid_cols as usize),
+        OpKind::Expand(..)
+        | OpKind::TileScalar(_)
+        | OpKind::FillScalar
+        | OpKind::Reduce(..)
+        | OpKind::Unary(_)
+        | OpKind::Convert
+        | OpKind::Move
+        | OpKind::Transpose
+        | OpKind::Compare
+        | OpKind::Select
+        | OpKind::Matmul { .. } => (dims.valid_rows as usize, dims.valid_cols as usize),
+    };
+    let views: Vec<View> = tiles.iter().map(|(_, t)| t.view()).collect();
+    let job = Job {
+        kind: op.kind,
+        src_type,
+        dst_type: src_type,
+        control: NumericControl::default(),
+        sources: &views,
+        out: &mut Elements::B8(LineVec::with_capacity(0)),
+        out_cols: 0,
+        domain,
+        cmode: None,
+    };
+    match first_zero_divisor(&job) {
+        Ok(None) => Ok(()),
+        Ok(Some((r, c))) => legality(format!(
+            "integer division by zero: {divisor_reg} element [{r}, {c}] is 0"
+        )),
+        Err(e) => legality(e.to_string()),
+    }
+}
+
+/// Each source's storage, definedness, type and encodings against its role.
+fn check_sources(op: &OpInfo, src_type: DataType, sources: &SourceTiles) -> Checked<()> {
+    for (source, role) in sources.iter().zip(op.sources) {
+        let (reg, t) = source?;
+        // `TileGenericIndexingPermitted`: CUBE tiles feed only the matrix ops and the CUBE
+        // stores (docs/isa.md §18.2).
+        if t.layout.is_cube() {
+            return legality(format!(
+                "{} {reg} is {t}; {} reads row-major tiles only",
+                role.name(),
+                op.mnemonic
+            ));
+        }
+        if t.storage != role.storage() {
+            let what = match role.storage() {
+                Storage::Numeric => "a numeric tile",
+                Storage::Predicate => "a predicate tile (an ordinary numeric tile is no mask)",
+            };
+            return legality(format!("{} {reg} is {t}; it must be {what}", role.name()));
+        }
+        if !t.valid_region_defined() {
+            return legality(format!(
+                "{} {reg} has undefined elements in its valid region",
+                role.name()
+            ));
+        }
+        if role.carries_type() && t.dtype != src_type {
+            return legality(format!(
+                "{} {reg} is {}, the bundle's type is {src_type}",
+                role.name(),
+                t.dtype
+            ));
+        }
+        // Copies (expand copies, TSEL) move bits and never look at encodings; TTRANS
+        // checks them only for types wider than 32 bits, which all encodings of ptoc's
+        // types are valid for (`TileCarrierOnlyDataTypeSupported`, docs/isa.md §19).
+        let copy = matches!(
+            op.kind,
+            OpKind::Expand(_, None) | OpKind::Select | OpKind::Transpose
+        );
+        if !copy && role.carries_type() {
+            if let Some(bits) = t.first_invalid_encoding() {
                 return legality(format!(
-                    "{} {reg} is {t}; {} reads row-major tiles only",
-                    role.name(),
-                    op.mnemonic
-                ));
-            }
-            if t.storage != role.storage() {
-                let what = match role.storage() {
-                    Storage::Numeric => "a numeric tile",
-                    Storage::Predicate => "a predicate tile (an ordinary numeric tile is no mask)",
-                };
-                return legality(format!("{} {reg} is {t}; it must be {what}", role.name()));
-            }
-            if !t.valid_region_defined() {
-                return legality(format!(
-                    "{} {reg} has undefined elements in its valid region",
-                    role.name()
-                ));
-            }
-            if role.carries_type() && t.dtype != src_type {
-                return legality(format!(
-                    "{} {reg} is {}, the bundle's type is {src_type}",
+                    "{} {reg} holds an invalid {} encoding {bits:#x}",
                     role.name(),
                     t.dtype
                 ));
             }
-            // Copies (expand copies, TSEL) move bits and never look at encodings; TTRANS
-            // checks them only for types wider than 32 bits, which all encodings of ptoc's
-            // types are valid for (`TileCarrierOnlyDataTypeSupported`, docs/isa.md §19).
-            let copy = matches!(
-                op.kind,
-                OpKind::Expand(_, None) | OpKind::Select | OpKind::Transpose
-            );
-            if !copy && role.carries_type() {
-                if let Some(bits) = t.first_invalid_encoding() {
-                    return legality(format!(
-                        "{} {reg} holds an invalid {} encoding {bits:#x}",
-                        role.name(),
-                        t.dtype
-                    ));
-                }
-            }
         }
-        Ok(())
     }
+    Ok(())
+}
 
-    /// `TileOperandsLegal_*`: allocated, defined, typed, valid encodings, shapes (docs/isa.md §1.3, §1.6).
-    fn check_operands(
-        &self,
-        op: &OpInfo,
-        src_type: DataType,
-        dst: &Tile,
-        sources: &[TileReg],
-    ) -> Checked<()> {
-        self.check_sources(op, src_type, sources)?;
-        for (&reg, role) in sources.iter().zip(op.sources) {
-            let t = self.source(reg)?;
-            let full_shape = match role {
-                OperandRole::SrcLeft
-                | OperandRole::SrcRight
-                | OperandRole::Numerator
-                | OperandRole::Denominator
-                | OperandRole::Pred
-                | OperandRole::SrcTrue
-                | OperandRole::SrcFalse => true,
-                OperandRole::Src => !matches!(op.kind, OpKind::Reduce(..) | OpKind::Transpose),
-                OperandRole::Bcast
-                | OperandRole::Left
-                | OperandRole::Right
-                | OperandRole::Accumulator
-                | OperandRole::Bias => false,
-            };
-            if full_shape
-                && (t.rows, t.cols, t.valid_rows, t.valid_cols)
-                    != (dst.rows, dst.cols, dst.valid_rows, dst.valid_cols)
-            {
-                return legality(format!(
-                    "{} {reg} is {t}; the destination is {dst}",
-                    role.name()
-                ));
-            }
-            // `TileOperandsLegal_TTRANS`: the destination's valid shape is the source's
-            // swapped (its physical shape is free).
-            if op.kind == OpKind::Transpose
-                && (dst.valid_rows, dst.valid_cols) != t.geometry().transposed_valid()
-            {
-                return legality(format!(
-                    "{} {reg} is {t}; its transpose is valid {}x{}, the destination {dst}",
-                    role.name(),
-                    t.valid_cols,
-                    t.valid_rows
-                ));
-            }
+/// `TileOperandsLegal_*`: allocated, defined, typed, valid encodings, shapes (docs/isa.md §1.3, §1.6).
+fn check_operands(
+    op: &OpInfo,
+    src_type: DataType,
+    dst: &Tile,
+    sources: &SourceTiles,
+) -> Checked<()> {
+    check_sources(op, src_type, sources)?;
+    for (source, role) in sources.iter().zip(op.sources) {
+        let (reg, t) = source?;
+        let full_shape = match role {
+            OperandRole::SrcLeft
+            | OperandRole::SrcRight
+            | OperandRole::Numerator
+            | OperandRole::Denominator
+            | OperandRole::Pred
+            | OperandRole::SrcTrue
+            | OperandRole::SrcFalse => true,
+            OperandRole::Src => !matches!(op.kind, OpKind::Reduce(..) | OpKind::Transpose),
+            OperandRole::Bcast
+            | OperandRole::Left
+            | OperandRole::Right
+            | OperandRole::Accumulator
+            | OperandRole::Bias => false,
+        };
+        if full_shape
+            && (t.rows, t.cols, t.valid_rows, t.valid_cols)
+                != (dst.rows, dst.cols, dst.valid_rows, dst.valid_cols)
+        {
+            return legality(format!(
+                "{} {reg} is {t}; the destination is {dst}",
+                role.name()
+            ));
         }
-        Ok(())
+        // `TileOperandsLegal_TTRANS`: the destination's valid shape is the source's
+        // swapped (its physical shape is free).
+        if op.kind == OpKind::Transpose
+            && (dst.valid_rows, dst.valid_cols) != t.geometry().transposed_valid()
+        {
+            return legality(format!(
+                "{} {reg} is {t}; its transpose is valid {}x{}, the destination {dst}",
+                role.name(),
+                t.valid_cols,
+                t.valid_rows
+            ));
+        }
     }
+    Ok(())
+}
 
-    #[allow(clippy::too_many_arguments)]
-    fn execute(
-        &mut self,
-        op: &OpInfo,
-        src_type: DataType,
-        control: NumericControl,
-        cmode: Option<CmpMode>,
-        dims: Dims,
-        (sources, scalar): (&[TileReg], Option<u64>),
-        dst: Destination,
-    ) -> Checked<()> {
-        let Destination { mut tile, pad, .. } = dst;
-        // Zero to three sources (step 4) and the scalar, last, viewed on the stack: unused slots
-        // repeat the first and are cut off.
-        let scalar = scalar.map(|raw| kernels::scalar_elements(src_type, raw));
-        let scalar = scalar.as_ref().map(|e| View::new(e, 1));
-        let mut operands = sources
-            .iter()
-            .map(|&reg| self.source(reg).map(Tile::view))
-            .chain(scalar.map(Ok));
-        let Some(first) = operands.next().transpose()? else {
-            return legality(format!("{} takes no operand", op.mnemonic));
-        };
-        let mut views = [first; 4];
-        let mut count = 1;
-        for (slot, v) in views.iter_mut().skip(1).zip(operands) {
-            *slot = v?;
-            count += 1;
-        }
-        let job = Job {
-            kind: op.kind,
-            src_type,
-            dst_type: tile.dtype,
-            control,
-            sources: &views[..count],
-            out_cols: tile.cols as usize,
-            out: &mut tile.elements,
-            domain: (dims.valid_rows as usize, dims.valid_cols as usize),
-            cmode,
-        };
-        let flags = kernels::execute(job).or_else(|e| legality(e.to_string()))?;
-        publish_padding(&mut tile, pad);
-        self.publish(Destination { tile, ..dst });
-        self.flags |= flags;
-        Ok(())
+#[allow(clippy::too_many_arguments)]
+/// Run the kernel into the destination's tile and publish its padding; the caller publishes
+/// the destination.
+fn execute(
+    op: &OpInfo,
+    src_type: DataType,
+    control: NumericControl,
+    cmode: Option<CmpMode>,
+    dims: Dims,
+    (sources, scalar): (&SourceTiles, Option<u64>),
+    dst: Destination,
+) -> Checked<(Destination, Flags)> {
+    let Destination { mut tile, pad, .. } = dst;
+    // Zero to three sources (step 4) and the scalar, last, viewed on the stack: unused slots
+    // repeat the first and are cut off.
+    let scalar = scalar.map(|raw| kernels::scalar_elements(src_type, raw));
+    let scalar = scalar.as_ref().map(|e| View::new(e, 1));
+    let mut operands = sources
+        .iter()
+        .map(|source| source.map(|(_, t)| t.view()))
+        .chain(scalar.map(Ok));
+    let Some(first) = operands.next().transpose()? else {
+        return legality(format!("{} takes no operand", op.mnemonic));
+    };
+    let mut views = [first; 4];
+    let mut count = 1;
+    for (slot, v) in views.iter_mut().skip(1).zip(operands) {
+        *slot = v?;
+        count += 1;
     }
+    let job = Job {
+        kind: op.kind,
+        src_type,
+        dst_type: tile.dtype,
+        control,
+        sources: &views[..count],
+        out_cols: tile.cols as usize,
+        out: &mut tile.elements,
+        domain: (dims.valid_rows as usize, dims.valid_cols as usize),
+        cmode,
+    };
+    let flags = kernels::execute(job).or_else(|e| legality(e.to_string()))?;
+    publish_padding(&mut tile, pad);
+    Ok((Destination { tile, ..dst }, flags))
 }
 
 /// What a tile block's words alone decide at commit (steps 1–7, and B.DIM's shape under a
@@ -1145,12 +1185,18 @@ fn scalar_gpr(op: &OpInfo, block: &Block) -> Checked<Option<usize>> {
 /// ones. Definedness is uniform, or the valid rectangle in closed form when a Null pad leaves the
 /// padding undefined.
 pub fn publish_padding(tile: &mut Tile, pad: PadValue) {
+    let whole = tile.rows as usize * tile.cols as usize;
+    // A valid region that is the whole tile, all written, has no padding: every pad agrees.
+    if tile.elements.len() == whole && (tile.valid_rows, tile.valid_cols) == (tile.rows, tile.cols)
+    {
+        tile.defined = Definedness::uniform(whole, true);
+        return;
+    }
     let pad_bits = match tile.storage {
         Storage::Numeric => tile.dtype.pad_bits(pad),
         Storage::Predicate => pad.predicate_bit(),
     };
     let written = tile.elements.len();
-    let whole = tile.rows as usize * tile.cols as usize;
     tile.elements.resize(whole, pad_bits.unwrap_or(0));
     let (vr, vc) = (tile.valid_rows as usize, tile.valid_cols as usize);
     let cols = tile.cols as usize;

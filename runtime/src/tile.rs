@@ -76,7 +76,7 @@ impl Tile {
         dtype: DataType,
         (rows, cols): (u32, u32),
         (valid_rows, valid_cols): (u32, u32),
-        storage: fn(u32, usize) -> Elements,
+        storage: impl FnOnce(u32, usize) -> Elements,
     ) -> Result<Tile, ShapeError> {
         if rows == 0 || cols == 0 || valid_rows == 0 || valid_cols == 0 {
             return Err(ShapeError(format!(
@@ -241,7 +241,7 @@ impl Tile {
         size_code: SizeCode,
         shape: (u32, u32),
         valid: (u32, u32),
-        storage: fn(u32, usize) -> Elements,
+        storage: impl FnOnce(u32, usize) -> Elements,
     ) -> Result<Tile, ShapeError> {
         let mut tile = Tile::shaped(dtype, shape, valid, storage)?;
         tile.size_code = Some(size_code);
