@@ -97,6 +97,12 @@ def main() -> int:
                 worst = max(worst, ratio)
             print(f"{op:<15}{ty:<6}{t:>11.2f}{ratio:>10.2f}")
     print(f"worst expand ratio: {worst:.2f} (target <= 1.25)")
+    floors = [(ty, statistics.median(r[("REGISTER_COPY", ty)][1] for r in runs))
+              for ty in TYPES if all(("REGISTER_COPY", ty) in r for r in runs)]
+    if floors:
+        # The paired bench also times a vector-register copy of the same bytes: no kernel that
+        # computes in registers can beat it, and some cores run memcpy's `rep movsb` faster.
+        print("register-copy floor (× memcpy): " + ", ".join(f"{ty} {f:.2f}" for ty, f in floors))
     return 0
 
 

@@ -1,6 +1,7 @@
 //! Interpreter throughput for TROWEXPANDMAX and TCOLEXPANDMIN at the largest tile a bundle can
 //! allocate (64 KiB per PE, one PE), for FP32, FP16 and S8, next to a plain memcpy of the same
-//! bytes (the bundles and the baseline: `common`). Each iteration runs one whole bundle and
+//! bytes and a register copy of them, the floor of a kernel computing in vector registers (the
+//! bundles and the baselines: `common`). Each iteration runs one whole bundle and
 //! unloads and drops its result, with no machine copied per iteration.
 //! Run: `cargo bench -p ptoc-runtime --bench interp`; compare with `benches/numpy_baseline.py`.
 //! On a shared (virtual) machine, timings differ by up to half between processes: pin it
@@ -9,7 +10,7 @@
 
 mod common;
 
-use common::{shape, Bundle, Memcpy, OPS, TYPES};
+use common::{shape, Bundle, Memcpy, RegisterCopy, OPS, TYPES};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 fn bench(c: &mut Criterion) {
@@ -23,6 +24,8 @@ fn bench(c: &mut Criterion) {
         }
         let mut copy = Memcpy::new(dtype);
         group.bench_function(format!("memcpy/{name}"), |b| b.iter(|| copy.run()));
+        let mut floor = RegisterCopy::new(dtype);
+        group.bench_function(format!("register_copy/{name}"), |b| b.iter(|| floor.run()));
     }
     group.finish();
 }

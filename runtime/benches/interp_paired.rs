@@ -8,12 +8,15 @@
 
 mod common;
 
-use common::{Bundle, Memcpy, OPS, TYPES};
+use common::{Bundle, Memcpy, RegisterCopy, OPS, TYPES};
 use std::time::Instant;
 
 /// Runs per batch: long enough that the clock's resolution does not matter (a 64 KiB bundle takes
 /// about 1.5 µs), short enough that a round sees the machine in one state.
 const BATCH: u32 = 100;
+
+/// The name the register-copy floor ([`RegisterCopy`]) is reported under, after the ops.
+const FLOOR: &str = "REGISTER_COPY";
 
 /// Mean ns of one call over a batch.
 fn batch(f: &mut impl FnMut()) -> f64 {
@@ -47,9 +50,16 @@ fn main() {
     );
     for (dtype, name) in TYPES {
         let mut copy = Memcpy::new(dtype);
-        for (mnemonic, axis_row) in OPS {
-            let mut bundle = Bundle::new(mnemonic, axis_row, dtype);
-            let mut op = || drop(bundle.run());
+        let mut floor = RegisterCopy::new(dtype);
+        let ops = OPS.map(|(mnemonic, axis_row)| (mnemonic, Some(axis_row)));
+        for (mnemonic, axis_row) in ops.into_iter().chain([(FLOOR, None)]) {
+            let mut op: Box<dyn FnMut()> = match axis_row {
+                Some(axis_row) => {
+                    let mut bundle = Bundle::new(mnemonic, axis_row, dtype);
+                    Box::new(move || drop(bundle.run()))
+                }
+                None => Box::new(|| floor.run()),
+            };
             let mut baseline = || copy.run();
             for _ in 0..10 {
                 batch(&mut op);
