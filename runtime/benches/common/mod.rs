@@ -136,14 +136,21 @@ impl Memcpy {
 
     #[inline]
     pub fn run(&mut self) {
-        let (src, dst) = self.buffer[self.start..].split_at_mut(self.len);
-        dst[..self.len].copy_from_slice(black_box(src));
+        let (src, dst) = self.halves();
+        dst.copy_from_slice(black_box(src));
         black_box(&dst);
+    }
+
+    /// The source and destination, each `len` bytes on page boundaries.
+    #[inline]
+    fn halves(&mut self) -> (&[u8], &mut [u8]) {
+        let (src, dst) = self.buffer[self.start..].split_at_mut(self.len);
+        (src, &mut dst[..self.len])
     }
 }
 
 /// The floor of a kernel that computes in vector registers: the same copy as [`Memcpy`], but as
-/// a loop of 64-byte loads and stores (an XOR with a zero the compiler cannot see, so that it
+/// a loop of the widest vector loads and stores the CPU has (an XOR with a zero the compiler cannot see, so that it
 /// does not become a call to memcpy). glibc's memcpy copies 64 KiB with `rep movsb`, which some
 /// cores run faster than any loop of register stores; the gap between the two baselines is then
 /// a property of the core, not of the interpreter.
@@ -162,9 +169,9 @@ impl RegisterCopy {
 
     #[inline]
     pub fn run(&mut self) {
-        let (len, zero) = (self.copy.len, self.zero);
-        let (src, dst) = self.copy.buffer[self.copy.start..].split_at_mut(len);
-        xor_copy(&mut dst[..len], black_box(src), zero);
+        let zero = self.zero;
+        let (src, dst) = self.copy.halves();
+        xor_copy(dst, black_box(src), zero);
         black_box(&dst);
     }
 }
