@@ -189,6 +189,42 @@ mod tests {
         assert_eq!(float_pick(&BF16, Min, 0xFFC0, 0x8000), (0x8000, 0));
     }
 
+    /// The in-place NaN test ([`is_nan_in`]) against the format's full unpack (and `half`'s), on
+    /// every 8- and 16-bit pattern and on 32- and 64-bit patterns around each class boundary.
+    #[test]
+    fn nan_test_in_place_agrees_with_the_unpack() {
+        let agrees = |fmt: &Format, x: u64| {
+            assert_eq!(is_nan_in(fmt, x), fmt.unpack(x).is_nan(), "{x:#x}");
+        };
+        for x in 0..=0xFF {
+            [&E4M3, &E5M2].into_iter().for_each(|fmt| agrees(fmt, x));
+        }
+        for x in 0..=0xFFFFu16 {
+            [&FP16, &BF16]
+                .into_iter()
+                .for_each(|fmt| agrees(fmt, x.into()));
+            assert_eq!(is_nan_in(&FP16, x), half::f16::from_bits(x).is_nan());
+            assert_eq!(is_nan_in(&BF16, x), half::bf16::from_bits(x).is_nan());
+        }
+        for fmt in [&FP32, &TF32, &HF32, &FP64] {
+            let inf = fmt.inf_or_nan(false);
+            let step = 1 << fmt.low_zero_bits;
+            for m in [
+                0,
+                step,
+                inf - step,
+                inf,
+                inf + step,
+                fmt.canonical_nan,
+                fmt.sign_bit() - step,
+            ] {
+                for x in [m, m | fmt.sign_bit()] {
+                    agrees(fmt, x);
+                }
+            }
+        }
+    }
+
     #[test]
     fn integer_vectors_of_facts_1_8() {
         assert_eq!(int_pick(true, 8, Max, 0xFF, 1), 1);
