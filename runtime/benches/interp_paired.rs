@@ -50,40 +50,41 @@ fn main() {
     );
     for (dtype, name) in TYPES {
         let mut copy = Memcpy::new(dtype);
-        let mut floor = RegisterCopy::new(dtype);
-        let ops = OPS.map(|(mnemonic, axis_row)| (mnemonic, Some(axis_row)));
-        for (mnemonic, axis_row) in ops.into_iter().chain([(FLOOR, None)]) {
-            let mut op: Box<dyn FnMut()> = match axis_row {
-                Some(axis_row) => {
-                    let mut bundle = Bundle::new(mnemonic, axis_row, dtype);
-                    Box::new(move || drop(bundle.run()))
-                }
-                None => Box::new(|| floor.run()),
-            };
-            let mut baseline = || copy.run();
-            for _ in 0..10 {
-                batch(&mut op);
-                batch(&mut baseline);
-            }
-            let (mut ops, mut copies, mut ratios) = (vec![], vec![], vec![]);
-            for round in 0..rounds {
-                let (t_op, t_copy) = if round % 2 == 0 {
-                    let t = batch(&mut op);
-                    (t, batch(&mut baseline))
-                } else {
-                    let t = batch(&mut baseline);
-                    (batch(&mut op), t)
-                };
-                ops.push(t_op);
-                copies.push(t_copy);
-                ratios.push(t_op / t_copy);
-            }
-            println!(
-                "{mnemonic:<15}{name:<6}{:>9.0}{:>11.0}{:>10.3}",
-                median(ops),
-                median(copies),
-                median(ratios)
-            );
+        for (mnemonic, axis_row) in OPS {
+            let mut bundle = Bundle::new(mnemonic, axis_row, dtype);
+            let line = paired(&mut || drop(bundle.run()), &mut || copy.run(), rounds);
+            println!("{mnemonic:<15}{name:<6}{line}");
         }
+        let mut floor = RegisterCopy::new(dtype);
+        let line = paired(&mut || floor.run(), &mut || copy.run(), rounds);
+        println!("{FLOOR:<15}{name:<6}{line}");
     }
+}
+
+/// `op` against `baseline` over `rounds` alternated rounds: the median ns of each and the
+/// median ratio, as the columns of one output line.
+fn paired(op: &mut impl FnMut(), baseline: &mut impl FnMut(), rounds: usize) -> String {
+    for _ in 0..10 {
+        batch(op);
+        batch(baseline);
+    }
+    let (mut ops, mut copies, mut ratios) = (vec![], vec![], vec![]);
+    for round in 0..rounds {
+        let (t_op, t_copy) = if round % 2 == 0 {
+            let t = batch(op);
+            (t, batch(baseline))
+        } else {
+            let t = batch(baseline);
+            (batch(op), t)
+        };
+        ops.push(t_op);
+        copies.push(t_copy);
+        ratios.push(t_op / t_copy);
+    }
+    format!(
+        "{:>9.0}{:>11.0}{:>10.3}",
+        median(ops),
+        median(copies),
+        median(ratios)
+    )
 }

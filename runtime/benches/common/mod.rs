@@ -150,10 +150,10 @@ impl Memcpy {
 }
 
 /// The floor of a kernel that computes in vector registers: the same copy as [`Memcpy`], but as
-/// a loop of the widest vector loads and stores the CPU has (an XOR with a zero the compiler cannot see, so that it
-/// does not become a call to memcpy). glibc's memcpy copies 64 KiB with `rep movsb`, which some
-/// cores run faster than any loop of register stores; the gap between the two baselines is then
-/// a property of the core, not of the interpreter.
+/// a loop of the widest vector loads and stores the CPU has (an XOR with a zero the compiler
+/// cannot see, so that it does not become a call to memcpy). glibc's memcpy copies 64 KiB with
+/// `rep movsb`, which some cores run faster than any loop of register stores; the gap between
+/// the two baselines is then a property of the core, not of the interpreter.
 pub struct RegisterCopy {
     copy: Memcpy,
     zero: u8,
