@@ -13,6 +13,13 @@ onnxruntime running the same model on the same inputs, and against numpy in bina
   bound of onnxruntime.
 - exp, log and sigmoid: within 0.501, 0.501 and 2.5 ulp of the exact function, and of
   onnxruntime within that plus onnxruntime's own distance from it.
+- the contractions (MatMul, Gemm as torch.nn.Linear exports it, a two-layer MLP, one attention
+  head), which torch-mlir lowers to linalg.matmul and ptoc runs on the matrix unit: bit for bit
+  with numpy's in-order evaluation of the same program (each product rounded, k in order from
+  +0, docs/isa.md decision 51); bit for bit with onnxruntime on small integers, where every
+  order of the sums is exact; and on random values within the reordering bound of onnxruntime
+  (matmul, linear), or within that bound carried through the block's other ops (mlp,
+  attention).
 - the composites (softmax, log softmax, layer norm, RMS norm, gelu): ptoc computes each op
   once rounded (exp and log as binary64 rounded once to f32) and folds sums in order, which
   `ptoc verify` checks bit for bit against the program; here they are compared with
@@ -30,6 +37,7 @@ import numpy as np
 import pytest
 
 import ptoc
+from test_blocks import matmul_in_order, softmax_rows
 
 # Not skipped when missing: scripts/python-env installs both, and CI must run these tests.
 import onnx  # noqa: F401,E402
@@ -93,6 +101,12 @@ def bits(a):
     return a.view({2: np.uint16, 4: np.uint32}[a.dtype.itemsize])
 
 
+def assert_same_bits(got, want, *context):
+    """got and want are the same bits, else the first element that differs is reported."""
+    diff = np.argwhere(bits(got) != bits(want))
+    assert diff.size == 0, (*context, got[tuple(diff[0])], want[tuple(diff[0])])
+
+
 def ulp_error(got, exact):
     """|got - exact| in ulp of the f32 nearest each exact (binary64) value."""
     ulp = np.spacing(np.abs(exact.astype(np.float32))).astype(np.float64)
@@ -112,8 +126,7 @@ def test_exact_ops_match_onnxruntime_bit_for_bit(name):
         want = run_ort(name, feed)
         got = np.asarray(run_ptoc(name, feed)).reshape(want.shape)
         assert got.dtype == want.dtype
-        diff = np.argwhere(bits(got) != bits(want))
-        assert diff.size == 0, (name, seed, got[tuple(diff[0])], want[tuple(diff[0])])
+        assert_same_bits(got, want, name, seed)
 
 
 def edge_inputs():
@@ -220,6 +233,105 @@ def test_sums_fold_in_order(name):
         if name == "reduce_mean":
             bound = bound / n + np.spacing(np.abs(want))
         assert (np.abs(got - theirs) <= bound).all(), (name, seed)
+
+
+def contraction_in_order(name, feed):
+    """The model's program in numpy f32, in the order of torch-mlir's linalg: each matmul k in
+    order from +0, Gemm's bias added after, the softmax as test_blocks' softmax_rows."""
+    if name == "matmul":
+        return matmul_in_order(feed["x"], feed["w"])
+    if name == "linear":
+        return matmul_in_order(feed["x"], feed["w"].T) + feed["b"]
+    if name == "mlp":
+        hidden = np.maximum(matmul_in_order(feed["x"], feed["w1"]) + feed["b1"], np.float32(0))
+        return matmul_in_order(hidden, feed["w2"])
+    assert name == "attention"
+    scores = matmul_in_order(feed["q"], feed["k"].T) * np.float32(0.125)
+    return matmul_in_order(softmax_rows(scores), feed["v"])
+
+
+CONTRACTIONS = ["matmul", "linear", "mlp", "attention"]
+
+
+@pytest.mark.parametrize("name", CONTRACTIONS)
+def test_contractions_fold_in_order(name):
+    for seed in range(3):
+        feed = inputs(name, seed)
+        want = contraction_in_order(name, feed)
+        got = np.asarray(run_ptoc(name, feed)).reshape(want.shape)
+        assert_same_bits(got, want, name, seed)
+
+
+@pytest.mark.parametrize("name", ["matmul", "linear", "mlp"])
+def test_contractions_match_onnxruntime_on_integers(name):
+    """Integers in [-8, 8]: every product and partial sum is an integer below 2^24 (the MLP's
+    largest is 64 * (64 * 64 + 8) * 8 < 2^22), exact in f32 whatever the order of the sums."""
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        feed = {k: rng.integers(-8, 9, v.shape).astype(np.float32)
+                for k, v in inputs(name).items()}
+        want = run_ort(name, feed)
+        got = np.asarray(run_ptoc(name, feed)).reshape(want.shape)
+        assert_same_bits(got, want, name)
+
+
+@pytest.mark.parametrize("name", ["matmul", "linear"])
+def test_products_within_the_reordering_bound_of_onnxruntime(name):
+    """Each order of a K-term dot product is within K·u·sum|x_k w_k| of the exact value (u the
+    unit roundoff), so two orders are within 2·K·u = K·eps of each other; Gemm's bias add rounds
+    once more in each (one ulp of the result between them)."""
+    for seed in range(3):
+        feed = inputs(name, seed)
+        w = feed["w"].T if name == "linear" else feed["w"]
+        got = np.asarray(run_ptoc(name, feed)).astype(np.float64)
+        theirs = run_ort(name, feed).astype(np.float64)
+        k, eps = w.shape[0], np.finfo(np.float32).eps
+        bound = k * eps * (np.abs(feed["x"].astype(np.float64)) @ np.abs(w.astype(np.float64)))
+        if name == "linear":
+            bound = bound + np.spacing(np.abs(theirs).astype(np.float32))
+        got = got.reshape(theirs.shape)
+        assert (np.abs(got - theirs) <= bound).all(), (name, seed)
+
+
+def reordering_bound(a, b):
+    """How far two orders of each f32 dot product of a @ b can be apart: each is within
+    K·u·sum|a_k b_k| of the exact value (u the unit roundoff), so 2·K·u = K·eps between them."""
+    a, b = np.abs(a.astype(np.float64)), np.abs(b.astype(np.float64))
+    return a.shape[1] * np.finfo(np.float32).eps * (a @ b)
+
+
+def test_mlp_within_the_carried_bound_of_onnxruntime():
+    """The first layer's distance (reordering, then one rounding of the bias add each), through
+    ReLU (1-Lipschitz) and the second layer's weights, plus the second layer's reordering."""
+    for seed in range(3):
+        f = inputs("mlp", seed)
+        h = matmul_in_order(f["x"], f["w1"]) + f["b1"]
+        hidden_gap = reordering_bound(f["x"], f["w1"]) + 2 * np.spacing(np.abs(h))
+        relu = np.maximum(h, np.float32(0))
+        bound = hidden_gap @ np.abs(f["w2"].astype(np.float64))
+        bound = bound + reordering_bound(relu, f["w2"]) * (1 + 1e-3)
+        got = np.asarray(run_ptoc("mlp", f)).astype(np.float64).reshape(bound.shape)
+        theirs = run_ort("mlp", f).astype(np.float64)
+        assert (np.abs(got - theirs) <= bound).all(), seed
+
+
+def test_attention_within_the_carried_bound_of_onnxruntime():
+    """Scores apart by d (reordering, scaled by 1/8 exactly) move each softmax row by a factor
+    within exp(±2·max d), and each side's softmax (max, exp, sum of 16, divide) is within
+    32·eps of the exact one relative to each probability (exp a few ulp, the sum 16·u); the
+    output then differs by that relative distance on p @ |v|, plus the second matmul's
+    reordering."""
+    eps = np.finfo(np.float32).eps
+    for seed in range(3):
+        f = inputs("attention", seed)
+        d = reordering_bound(f["q"], f["k"].T) / 8
+        rel = np.expm1(2 * d.max(axis=1, keepdims=True)) + 32 * eps
+        p = softmax_rows(matmul_in_order(f["q"], f["k"].T) * np.float32(0.125))
+        pv = p.astype(np.float64) @ np.abs(f["v"].astype(np.float64))
+        bound = 2 * rel * pv + reordering_bound(p, f["v"])
+        got = np.asarray(run_ptoc("attention", f)).astype(np.float64).reshape(bound.shape)
+        theirs = run_ort("attention", f).astype(np.float64)
+        assert (np.abs(got - theirs) <= bound).all(), seed
 
 
 def test_gelu_is_erf_within_bound():

@@ -192,6 +192,67 @@ def rms_norm():
     )
 
 
+# The contractions: ONNX's MatMul and Gemm, which torch-mlir lowers to linalg.matmul onto a
+# zero fill (Gemm's transposed B through linalg.transpose). The weights are graph inputs:
+# initializers would become non-splat constants, which ptoc refuses (bias_weights).
+HIDDEN = 32
+
+
+def matmul():
+    return _model(
+        "matmul",
+        [helper.make_node("MatMul", ["x", "w"], ["y"])],
+        [("x", F32, SHAPE), ("w", F32, [SHAPE[1], HIDDEN])],
+        [("y", F32, [SHAPE[0], HIDDEN])],
+    )
+
+
+def linear():
+    # torch.nn.Linear as exported to ONNX: Gemm with the weight stored transposed.
+    return _model(
+        "linear",
+        [helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1)],
+        [("x", F32, SHAPE), ("w", F32, [HIDDEN, SHAPE[1]]), ("b", F32, [HIDDEN])],
+        [("y", F32, [SHAPE[0], HIDDEN])],
+    )
+
+
+def mlp():
+    return _model(
+        "mlp",
+        [
+            helper.make_node("MatMul", ["x", "w1"], ["h"]),
+            helper.make_node("Add", ["h", "b1"], ["hb"]),
+            helper.make_node("Relu", ["hb"], ["r"]),
+            helper.make_node("MatMul", ["r", "w2"], ["y"]),
+        ],
+        [
+            ("x", F32, SHAPE),
+            ("w1", F32, [SHAPE[1], SHAPE[1]]),
+            ("b1", F32, [SHAPE[1]]),
+            ("w2", F32, [SHAPE[1], HIDDEN]),
+        ],
+        [("y", F32, [SHAPE[0], HIDDEN])],
+    )
+
+
+def attention():
+    # One head of scaled dot-product attention: softmax(q k^T / sqrt(64)) v.
+    return _model(
+        "attention",
+        [
+            helper.make_node("Transpose", ["k"], ["kt"], perm=[1, 0]),
+            helper.make_node("MatMul", ["q", "kt"], ["s"]),
+            helper.make_node("Mul", ["s", "scale"], ["ss"]),
+            helper.make_node("Softmax", ["ss"], ["p"], axis=-1),
+            helper.make_node("MatMul", ["p", "v"], ["y"]),
+        ],
+        [("q", F32, SHAPE), ("k", F32, SHAPE), ("v", F32, SHAPE)],
+        [("y", F32, SHAPE)],
+        [_const("scale", 1 / 8)],
+    )
+
+
 MODELS = {
     "softmax": softmax,
     "log_softmax": log_softmax,
@@ -217,6 +278,10 @@ MODELS = {
     "cast_f16": cast_f16,
     "where_greater": where_greater,
     "rms_norm": rms_norm,
+    "matmul": matmul,
+    "linear": linear,
+    "mlp": mlp,
+    "attention": attention,
 }
 
 
