@@ -549,6 +549,9 @@ fn emit(
     let cube = |rows, cols, dtype, layout| {
         TileType::cube(rows, cols, dtype, layout).filter(|t| t.smallest_size(0).is_some())
     };
+    // The product's ops come from the contraction (asm comments and diagnostics point at it);
+    // the closing return from the program.
+    b.at(mm.loc.clone());
     let matmul = by_mnemonic("TMATMUL").expect("a catalogue row");
     let matmul_acc = by_mnemonic("TMATMUL_ACC").expect("a catalogue row");
     let op = |b: &mut GmBuilder, info, operands: &[ValueId], ty| {

@@ -15,7 +15,7 @@ use ptoc_ir::gm_build::GmBuilder;
 use ptoc_ir::linalg::{
     Body, BodyValue, Generic, IteratorKind, LOp, LOpKind, LType, MapExpr, Program, TensorType,
 };
-use ptoc_ir::{ArithOp, Attr, Diagnostic, GmKernel, MemRefType, TileType, ValueId};
+use ptoc_ir::{ArithOp, Attr, Diagnostic, GmKernel, Location, MemRefType, TileType, ValueId};
 use ptoc_isa::ops::by_mnemonic;
 use std::borrow::Cow;
 
@@ -96,7 +96,7 @@ fn emit_fitting(
     }
     let kernels = BLOCKS
         .into_iter()
-        .map(|block| emit(program, (batches, rows, cols), dtype, block));
+        .map(|block| emit(program, &op.loc, (batches, rows, cols), dtype, block));
     first_that_fits(kernels, options).map_err(|why| {
         error(
             &op.loc,
@@ -111,6 +111,7 @@ fn emit_fitting(
 /// offsets fit the registers the arguments leave.
 fn emit(
     program: &Program,
+    loc: &Location,
     (batches, rows, cols): (u32, u32, u32),
     dtype: ptoc_isa::DataType,
     block: u32,
@@ -142,6 +143,8 @@ fn emit(
             dtype,
         },
     );
+    // The moves come from the transpose; the closing return from the program.
+    b.at(loc.clone());
     let ttrans = by_mnemonic("TTRANS").expect("a catalogue row");
     let c0 = b.index(0);
     let tile = |r: u32, c: u32| TileType::new(r, physical_cols(c) as u32, dtype).with_valid(r, c);
@@ -182,6 +185,7 @@ fn emit(
             })
         });
     }
+    b.at(program.loc.clone());
     let mut kernel = b.finish();
     kernel.attrs.insert(
         ptoc_ir::alloc_attrs::PE_MASK.to_string(),
