@@ -235,22 +235,41 @@ def test_sums_fold_in_order(name):
         assert (np.abs(got - theirs) <= bound).all(), (name, seed)
 
 
-def contraction_in_order(name, feed):
-    """The model's program in numpy f32, in the order of torch-mlir's linalg: each matmul k in
-    order from +0, Gemm's bias added after, the softmax as test_blocks' softmax_rows."""
+def attention_in_order(q, k, v, scale):
+    """One head: softmax_rows of the scaled scores, then the probabilities times v."""
+    return matmul_in_order(softmax_rows(matmul_in_order(q, k.T) * np.float32(scale)), v)
+
+
+def contraction_in_order(name, f):
+    """The model's program in numpy, in the order of torch-mlir's linalg: each matmul k in
+    order from +0 in f32 (f16 products are exact in f32, the result truncated once), Gemm's
+    alpha·AB (exact here: a power of two) then its beta·C added, the softmax as test_blocks'
+    softmax_rows."""
     if name == "matmul":
-        return matmul_in_order(feed["x"], feed["w"])
+        return matmul_in_order(f["x"], f["w"])
+    if name == "matmul_f16":
+        wide = matmul_in_order(f["x"].astype(np.float32), f["w"].astype(np.float32))
+        return wide.astype(np.float16)
+    if name == "batch_matmul":
+        return np.stack([matmul_in_order(x, w) for x, w in zip(f["x"], f["w"])])
     if name == "linear":
-        return matmul_in_order(feed["x"], feed["w"].T) + feed["b"]
+        return matmul_in_order(f["x"], f["w"].T) + f["b"]
+    if name == "gemm_scaled":
+        return matmul_in_order(f["x"], f["w"]) * np.float32(0.5) + f["c"] * np.float32(2)
+    if name == "gemm_transposed_a":
+        return matmul_in_order(f["x"].T, f["w"]) + f["b"]
     if name == "mlp":
-        hidden = np.maximum(matmul_in_order(feed["x"], feed["w1"]) + feed["b1"], np.float32(0))
-        return matmul_in_order(hidden, feed["w2"])
+        hidden = np.maximum(matmul_in_order(f["x"], f["w1"]) + f["b1"], np.float32(0))
+        return matmul_in_order(hidden, f["w2"])
+    if name == "attention_heads":
+        heads = zip(f["q"], f["k"], f["v"])
+        return np.stack([attention_in_order(q, k, v, 1) for q, k, v in heads])
     assert name == "attention"
-    scores = matmul_in_order(feed["q"], feed["k"].T) * np.float32(0.125)
-    return matmul_in_order(softmax_rows(scores), feed["v"])
+    return attention_in_order(f["q"], f["k"], f["v"], 0.125)
 
 
-CONTRACTIONS = ["matmul", "linear", "mlp", "attention"]
+CONTRACTIONS = ["matmul", "matmul_f16", "batch_matmul", "linear", "gemm_scaled",
+                "gemm_transposed_a", "mlp", "attention", "attention_heads"]
 
 
 @pytest.mark.parametrize("name", CONTRACTIONS)
@@ -262,14 +281,18 @@ def test_contractions_fold_in_order(name):
         assert_same_bits(got, want, name, seed)
 
 
-@pytest.mark.parametrize("name", ["matmul", "linear", "mlp"])
+@pytest.mark.parametrize("name", [n for n in CONTRACTIONS if not n.startswith("attention")])
 def test_contractions_match_onnxruntime_on_integers(name):
     """Integers in [-8, 8]: every product and partial sum is an integer below 2^24 (the MLP's
-    largest is 64 * (64 * 64 + 8) * 8 < 2^22), exact in f32 whatever the order of the sums."""
+    largest is 64 * (64 * 64 + 8) * 8 < 2^22), exact in f32 whatever the order of the sums;
+    matmul_f16's results stay below 2^11 (64 * 4 * 4 = 1024 with integers in [-4, 4]), exact in
+    f16."""
     rng = np.random.default_rng(5)
     for _ in range(3):
-        feed = {k: rng.integers(-8, 9, v.shape).astype(np.float32)
-                for k, v in inputs(name).items()}
+        feed = {}
+        for k, v in inputs(name).items():
+            top = 4 if v.dtype == np.float16 else 8
+            feed[k] = rng.integers(-top, top + 1, v.shape).astype(v.dtype)
         want = run_ort(name, feed)
         got = np.asarray(run_ptoc(name, feed)).reshape(want.shape)
         assert_same_bits(got, want, name)

@@ -1,6 +1,7 @@
 """Small ONNX models, built with onnx.helper, whose IREE output test/frontends checks in.
 
-Each model has static f32 shapes that fit one tile (rows <= 16), one graph, and opset 17
+Each model has static shapes (f32, and f16 in matmul_f16) whose rows fit one tile (at most 16
+rows per batch), one graph, and opset 17
 (LayerNormalization is in it; Gelu is built from Erf as ONNX's own definition writes it).
 `MODELS` maps a test name to a function returning the model; `inputs(name, rng)` gives the
 arrays a test feeds it, by input name. generate.py writes test/frontends/Inputs/<name>.onnx
@@ -253,6 +254,61 @@ def attention():
     )
 
 
+def batch_matmul():
+    return _model(
+        "batch_matmul",
+        [helper.make_node("MatMul", ["x", "w"], ["y"])],
+        [("x", F32, SHAPE3), ("w", F32, [SHAPE3[0], SHAPE3[2], HIDDEN])],
+        [("y", F32, [SHAPE3[0], SHAPE3[1], HIDDEN])],
+    )
+
+
+def gemm_scaled():
+    # Gemm's alpha and beta, and a full-shape C.
+    return _model(
+        "gemm_scaled",
+        [helper.make_node("Gemm", ["x", "w", "c"], ["y"], alpha=0.5, beta=2.0)],
+        [("x", F32, SHAPE), ("w", F32, [SHAPE[1], HIDDEN]), ("c", F32, [SHAPE[0], HIDDEN])],
+        [("y", F32, [SHAPE[0], HIDDEN])],
+    )
+
+
+def gemm_transposed_a():
+    return _model(
+        "gemm_transposed_a",
+        [helper.make_node("Gemm", ["x", "w", "b"], ["y"], transA=1)],
+        [("x", F32, [SHAPE[1], SHAPE[0]]), ("w", F32, [SHAPE[1], HIDDEN]), ("b", F32, [1, HIDDEN])],
+        [("y", F32, [SHAPE[0], HIDDEN])],
+    )
+
+
+def matmul_f16():
+    # torch-mlir accumulates f16 products in f32 and truncates the result.
+    f16 = TensorProto.FLOAT16
+    return _model(
+        "matmul_f16",
+        [helper.make_node("MatMul", ["x", "w"], ["y"])],
+        [("x", f16, SHAPE), ("w", f16, [SHAPE[1], HIDDEN])],
+        [("y", f16, [SHAPE[0], HIDDEN])],
+    )
+
+
+def attention_heads():
+    # Two heads of 32 at once (batched matmuls), unscaled.
+    shape = [2, SHAPE[0], HIDDEN]
+    return _model(
+        "attention_heads",
+        [
+            helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 2, 1]),
+            helper.make_node("MatMul", ["q", "kt"], ["s"]),
+            helper.make_node("Softmax", ["s"], ["p"], axis=-1),
+            helper.make_node("MatMul", ["p", "v"], ["y"]),
+        ],
+        [("q", F32, shape), ("k", F32, shape), ("v", F32, shape)],
+        [("y", F32, shape)],
+    )
+
+
 MODELS = {
     "softmax": softmax,
     "log_softmax": log_softmax,
@@ -282,6 +338,11 @@ MODELS = {
     "linear": linear,
     "mlp": mlp,
     "attention": attention,
+    "batch_matmul": batch_matmul,
+    "gemm_scaled": gemm_scaled,
+    "gemm_transposed_a": gemm_transposed_a,
+    "matmul_f16": matmul_f16,
+    "attention_heads": attention_heads,
 }
 
 
@@ -293,6 +354,8 @@ def inputs(name, rng):
     for value in model.graph.input:
         shape = [d.dim_value for d in value.type.tensor_type.shape.dim]
         x = rng.standard_normal(shape).astype(np.float32) * np.float32(3)
+        if value.type.tensor_type.elem_type == TensorProto.FLOAT16:
+            x = x.astype(np.float16)
         if name in ("sqrt", "log", "reciprocal"):
             x = np.abs(x) + np.float32(1e-3)
         out[value.name] = x
