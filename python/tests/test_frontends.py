@@ -252,6 +252,8 @@ def contraction_in_order(name, f):
         return wide.astype(np.float16)
     if name == "batch_matmul":
         return np.stack([matmul_in_order(x, w) for x, w in zip(f["x"], f["w"])])
+    if name == "linear_batched":
+        return np.stack([matmul_in_order(x, f["w"]) for x in f["x"]])
     if name == "linear":
         return matmul_in_order(f["x"], f["w"].T) + f["b"]
     if name == "gemm_scaled":
@@ -268,8 +270,8 @@ def contraction_in_order(name, f):
     return attention_in_order(f["q"], f["k"], f["v"], 0.125)
 
 
-CONTRACTIONS = ["matmul", "matmul_f16", "batch_matmul", "linear", "gemm_scaled",
-                "gemm_transposed_a", "mlp", "attention", "attention_heads"]
+CONTRACTIONS = ["matmul", "matmul_f16", "batch_matmul", "linear", "linear_batched",
+                "gemm_scaled", "gemm_transposed_a", "mlp", "attention", "attention_heads"]
 
 
 @pytest.mark.parametrize("name", CONTRACTIONS)

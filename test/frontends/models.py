@@ -263,6 +263,17 @@ def batch_matmul():
     )
 
 
+def linear_batched():
+    # MatMul of a batch of sequences by one weight (torch.nn.Linear on 3-D input, bias-free):
+    # torch-mlir broadcasts the weight over the batch for a linalg.batch_matmul.
+    return _model(
+        "linear_batched",
+        [helper.make_node("MatMul", ["x", "w"], ["y"])],
+        [("x", F32, SHAPE3), ("w", F32, [SHAPE3[2], HIDDEN])],
+        [("y", F32, [SHAPE3[0], SHAPE3[1], HIDDEN])],
+    )
+
+
 def gemm_scaled():
     # Gemm's alpha and beta, and a full-shape C.
     return _model(
@@ -339,6 +350,7 @@ MODELS = {
     "mlp": mlp,
     "attention": attention,
     "batch_matmul": batch_matmul,
+    "linear_batched": linear_batched,
     "gemm_scaled": gemm_scaled,
     "gemm_transposed_a": gemm_transposed_a,
     "matmul_f16": matmul_f16,

@@ -10,6 +10,11 @@
 //! memory ([`epilogue`]). An epilogue that cannot run in place, and ops before the matmul, are
 //! stages of their own (`stages`), which is also how this converter sees only what it can take.
 //!
+//! A `linalg.batch_matmul` whose B broadcasts one rank-2 tensor over the batch (torch-mlir's
+//! MatMul of a 3-D by a 2-D tensor, `torch.nn.Linear` on a batch of sequences) is one matmul of
+//! A's stacked rows by that tensor ([`shared_weight`]): every row of the product reads the same
+//! B, so the kernel computes the same sums without the broadcast copy.
+//!
 //! **Exactness.** The body must be the matmul's: each input widened exactly to the accumulator
 //! type (`arith.extf`, `arith.extsi`; none for f32), multiplied, and added onto the output's
 //! element (`arith.addf %out, %prod`, `arith.addi`). That is the matrix unit's accumulation
@@ -20,7 +25,9 @@
 use super::{error, first_that_fits, stretches, walk, Converted, Stretch};
 use crate::Options;
 use ptoc_ir::gm_build::GmBuilder;
-use ptoc_ir::linalg::{BodyValue, Elem, Generic, IteratorKind, LOpKind, LType, MapExpr, Program};
+use ptoc_ir::linalg::{
+    BodyValue, Elem, Generic, IteratorKind, LOp, LOpKind, LType, MapExpr, Program,
+};
 use ptoc_ir::{
     ArithOp, Attr, Diagnostic, GmKernel, GmOpKind, Location, MemRefType, TileType, ValueId,
 };
@@ -113,6 +120,8 @@ fn epilogue(
     }
     let mut tail = program.clone();
     tail.ops.remove(index);
+    // A broadcast B the product reads as its weight belongs to the product, not the epilogue.
+    tail.ops.retain(|op| !is_weight_broadcast(program, op));
     let mut read = std::collections::HashSet::new();
     for op in &tail.ops {
         read.extend(op.operands.iter().copied());
@@ -126,6 +135,9 @@ fn epilogue(
             }
         }
     }
+    // And so does the empty tensor that broadcast filled: nothing else reads it.
+    tail.ops
+        .retain(|op| op.kind != LOpKind::Empty || op.results.iter().any(|r| read.contains(r)));
     let operands = [Some(mm.a), Some(mm.b), mm.init_tensor()];
     if let Some(&shared) = program
         .args
@@ -229,6 +241,11 @@ fn recognise(program: &Program, index: usize) -> Result<Matmul, Diagnostic> {
     };
     let (a, b, c) = (g.inputs[0], g.inputs[1], g.outputs[0]);
     let ((batch, m, k, ea), (_, _, n, eb), (_, _, _, ec)) = (tensor(a)?, tensor(b)?, tensor(c)?);
+    // A B shared by every batch: one product of A's batch·M stacked rows.
+    let (batch, m, b) = match shared_weight(program, b).filter(|_| batched) {
+        Some(weight) => (1, batch * m, weight),
+        None => (batch, m, b),
+    };
     let (input, acc) = accumulation(g, (ea, eb, ec), loc)?;
     let init = match splat_bits(program, c) {
         Some(0) => Init::Zero,
@@ -260,10 +277,13 @@ fn recognise(program: &Program, index: usize) -> Result<Matmul, Diagnostic> {
     for other in &program.ops[..index] {
         let makes_init = match &other.kind {
             LOpKind::Constant(_) | LOpKind::Empty => true,
-            LOpKind::Generic(_) => other
-                .results
-                .iter()
-                .all(|&r| splat_bits(program, r).is_some()),
+            LOpKind::Generic(_) => {
+                is_weight_broadcast(program, other)
+                    || other
+                        .results
+                        .iter()
+                        .all(|&r| splat_bits(program, r).is_some())
+            }
             // A reshape of an argument: the same bytes, which the kernel reads as the argument.
             LOpKind::Reshape => other.operands.iter().all(|v| program.args.contains(v)),
         };
@@ -419,6 +439,44 @@ pub(super) fn append(kernel: &mut GmKernel, tail: &GmKernel, args: &[ValueId]) {
             .entry(key.clone())
             .or_insert_with(|| value.clone());
     }
+}
+
+/// The rank-2 tensor that `b` repeats for every batch, when `b` is its broadcast over a leading
+/// batch loop: a generic of three parallel loops whose body yields its one input, read through
+/// `(d1, d2)` and written through `(d0, d1, d2)`.
+fn shared_weight(program: &Program, b: ValueId) -> Option<ValueId> {
+    let op = program.defining_op(b)?;
+    let LOpKind::Generic(g) = &op.kind else {
+        return None;
+    };
+    let maps: Vec<Option<Vec<u8>>> = g.maps.iter().map(|m| dims(m)).collect();
+    let broadcast = g.iterators == [IteratorKind::Parallel; 3]
+        && g.inputs.len() == 1
+        && maps == [Some(vec![1, 2]), Some(vec![0, 1, 2])]
+        && g.body.ops.is_empty()
+        && g.body.yields == [BodyValue::Arg(0)];
+    let weight = g.inputs[..].first().copied().filter(|_| broadcast)?;
+    matches!(program.ty(weight), LType::Tensor(t) if t.shape.len() == 2).then_some(weight)
+}
+
+/// A weight broadcast over a batch ([`shared_weight`]) that only batch_matmuls (four loops)
+/// read, as their B and nothing else: it needs no stage or copy of its own, as the products
+/// read the weight itself.
+pub(super) fn is_weight_broadcast(program: &Program, op: &LOp) -> bool {
+    let [result] = op.results[..] else {
+        return false;
+    };
+    if shared_weight(program, result).is_none() || program.results.contains(&result) {
+        return false;
+    }
+    program.ops.iter().all(|reader| {
+        let reads = reader.operands.contains(&result);
+        !reads
+            || matches!(&reader.kind, LOpKind::Generic(g)
+                if is_contraction(g) && g.iterators.len() == 4 && g.inputs.len() == 2
+                    && g.inputs[1] == result && g.inputs[0] != result
+                    && g.outputs[0] != result)
+    })
 }
 
 /// The value `v` reshapes (`tensor.collapse_shape`/`expand_shape` keep the bytes in row-major

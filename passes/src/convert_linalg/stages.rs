@@ -14,11 +14,12 @@
 //! (codegen/METADATA.md). Each stage stores its results before the next one loads them, so the
 //! kernel computes what the program means, stage by stage, bit for bit.
 //!
-//! Constants, empties, fills and reshapes are not stages: each stage takes a copy of the ones
-//! it reads, and a reshape's bytes are its source's, so a tensor crosses stages as the value
+//! Constants, empties, fills, reshapes and a weight's broadcast over a batch_matmul's batch
+//! (`contraction::is_weight_broadcast`) are not stages: each stage takes a copy of the ones it
+//! reads, and a reshape's bytes are its source's, so a tensor crosses stages as the value
 //! its reshapes start from ([`unreshaped`]).
 
-use super::contraction::{append, is_contraction, splat_bits, unreshaped};
+use super::contraction::{append, is_contraction, is_weight_broadcast, splat_bits, unreshaped};
 use super::transpose::is_transpose;
 use super::{error, fits, Converted};
 use crate::Options;
@@ -40,7 +41,10 @@ pub(super) fn convert(program: &Program, options: &Options) -> Option<Converted>
 fn is_free(program: &Program, op: &LOp) -> bool {
     match &op.kind {
         LOpKind::Constant(_) | LOpKind::Empty | LOpKind::Reshape => true,
-        LOpKind::Generic(_) => op.results.iter().all(|&r| splat_bits(program, r).is_some()),
+        LOpKind::Generic(_) => {
+            op.results.iter().all(|&r| splat_bits(program, r).is_some())
+                || is_weight_broadcast(program, op)
+        }
     }
 }
 
