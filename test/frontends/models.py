@@ -199,13 +199,19 @@ def rms_norm():
 HIDDEN = 32
 
 
-def matmul():
-    return _model(
-        "matmul",
-        [helper.make_node("MatMul", ["x", "w"], ["y"])],
-        [("x", F32, SHAPE), ("w", F32, [SHAPE[1], HIDDEN])],
-        [("y", F32, [SHAPE[0], HIDDEN])],
-    )
+def _matmul(name, x, w, y, elem=F32):
+    """A model of one MatMul of x by w."""
+    def build():
+        return _model(
+            name,
+            [helper.make_node("MatMul", ["x", "w"], ["y"])],
+            [("x", elem, x), ("w", elem, w)],
+            [("y", elem, y)],
+        )
+    return build
+
+
+matmul = _matmul("matmul", SHAPE, [SHAPE[1], HIDDEN], [SHAPE[0], HIDDEN])
 
 
 def linear():
@@ -254,24 +260,16 @@ def attention():
     )
 
 
-def batch_matmul():
-    return _model(
-        "batch_matmul",
-        [helper.make_node("MatMul", ["x", "w"], ["y"])],
-        [("x", F32, SHAPE3), ("w", F32, [SHAPE3[0], SHAPE3[2], HIDDEN])],
-        [("y", F32, [SHAPE3[0], SHAPE3[1], HIDDEN])],
-    )
+batch_matmul = _matmul(
+    "batch_matmul", SHAPE3, [SHAPE3[0], SHAPE3[2], HIDDEN], [SHAPE3[0], SHAPE3[1], HIDDEN]
+)
 
 
-def linear_batched():
-    # MatMul of a batch of sequences by one weight (torch.nn.Linear on 3-D input, bias-free):
-    # torch-mlir broadcasts the weight over the batch for a linalg.batch_matmul.
-    return _model(
-        "linear_batched",
-        [helper.make_node("MatMul", ["x", "w"], ["y"])],
-        [("x", F32, SHAPE3), ("w", F32, [SHAPE3[2], HIDDEN])],
-        [("y", F32, [SHAPE3[0], SHAPE3[1], HIDDEN])],
-    )
+# A batch of sequences by one weight (torch.nn.Linear on 3-D input, bias-free): torch-mlir
+# broadcasts the weight over the batch for a linalg.batch_matmul.
+linear_batched = _matmul(
+    "linear_batched", SHAPE3, [SHAPE3[2], HIDDEN], [SHAPE3[0], SHAPE3[1], HIDDEN]
+)
 
 
 def gemm_scaled():
@@ -293,15 +291,10 @@ def gemm_transposed_a():
     )
 
 
-def matmul_f16():
-    # torch-mlir accumulates f16 products in f32 and truncates the result.
-    f16 = TensorProto.FLOAT16
-    return _model(
-        "matmul_f16",
-        [helper.make_node("MatMul", ["x", "w"], ["y"])],
-        [("x", f16, SHAPE), ("w", f16, [SHAPE[1], HIDDEN])],
-        [("y", f16, [SHAPE[0], HIDDEN])],
-    )
+# torch-mlir accumulates f16 products in f32 and truncates the result.
+matmul_f16 = _matmul(
+    "matmul_f16", SHAPE, [SHAPE[1], HIDDEN], [SHAPE[0], HIDDEN], TensorProto.FLOAT16
+)
 
 
 def attention_heads():

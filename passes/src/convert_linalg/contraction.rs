@@ -455,7 +455,10 @@ fn shared_weight(program: &Program, b: ValueId) -> Option<ValueId> {
         && maps == [Some(vec![1, 2]), Some(vec![0, 1, 2])]
         && g.body.ops.is_empty()
         && g.body.yields == [BodyValue::Arg(0)];
-    let weight = g.inputs[..].first().copied().filter(|_| broadcast)?;
+    if !broadcast {
+        return None;
+    }
+    let weight = g.inputs[0];
     matches!(program.ty(weight), LType::Tensor(t) if t.shape.len() == 2).then_some(weight)
 }
 
